@@ -1,0 +1,132 @@
+import { planStep, validateIntegrationOptions, type IntegrationOptions, type StepPlan } from '../integrators/schemes.ts';
+import type { Model } from '../model/model.ts';
+import type { Simulation, SimulationState } from '../simulation-types.ts';
+import { requireFiniteState } from '../state-check.ts';
+import { WeftInputError } from '../errors.ts';
+import {
+  accelerations,
+  rungeKuttaStage,
+  springForces,
+  symplecticUpdate,
+  type RealArray,
+  type RungeKuttaBuffers,
+  type RungeKuttaStage,
+} from './passes.ts';
+
+/** Options of the CPU reference path. */
+export interface CpuSimulationOptions extends IntegrationOptions {
+  /**
+   * Storage precision of every state and intermediate vector. 'f64' (default) is the reference;
+   * 'f32' stores as the GPU does (arithmetic between stores is still float64), for fair
+   * benchmarks and GPU-vs-CPU comparisons.
+   */
+  precision?: 'f64' | 'f32';
+}
+
+/** The CPU reference path: the same passes as the GPU, in TypeScript. */
+export class CpuSimulation implements Simulation {
+  readonly backend = 'cpu';
+  readonly integrator;
+  readonly dt: number;
+  readonly model: Model;
+  readonly description: string;
+  readonly precision: 'f64' | 'f32';
+  private steps = 0;
+  private readonly plan: StepPlan;
+  private readonly buffers: RungeKuttaBuffers;
+  private readonly springForce: RealArray;
+  private readonly stages: RungeKuttaStage[];
+
+  constructor(model: Model, options: CpuSimulationOptions) {
+    const valid = validateIntegrationOptions(options);
+    const precision = options.precision ?? 'f64';
+    if (precision !== 'f64' && precision !== 'f32') {
+      throw new WeftInputError('precision', `must be 'f64' or 'f32', got '${String(precision)}'`);
+    }
+    this.model = model;
+    this.integrator = valid.integrator;
+    this.dt = valid.dt;
+    this.precision = precision;
+    this.description = `CPU (TypeScript, ${precision === 'f64' ? 'float64' : 'float32 storage'})`;
+    this.plan = planStep(valid.integrator, valid.dt, valid.rayleighMass);
+    const real = (length: number): RealArray =>
+      precision === 'f64' ? new Float64Array(length) : new Float32Array(length);
+    const n3 = 3 * model.particleCount;
+    this.buffers = {
+      positions: real(n3),
+      velocities: real(n3),
+      stagePositions: real(n3),
+      stageVelocities: real(n3),
+      accelerations: real(n3),
+      sumPositions: real(n3),
+      sumVelocities: real(n3),
+    };
+    this.buffers.positions.set(model.particlePositions);
+    this.buffers.velocities.set(model.particleVelocities);
+    this.springForce = real(3 * model.springCount);
+    this.stages = rungeKuttaStages(this.plan, valid.dt);
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  step(steps = 1): void {
+    const { model, buffers: b, plan } = this;
+    for (let n = 0; n < steps; n++) {
+      if (plan.kind === 'symplectic') {
+        this.evaluate(b.positions, b.velocities);
+        symplecticUpdate(
+          model.particleCount,
+          b.positions,
+          b.velocities,
+          b.accelerations,
+          this.dt,
+          plan.velocityScale,
+          plan.accelerationScale,
+        );
+      } else {
+        for (const stage of this.stages) {
+          if (stage.isFirst) this.evaluate(b.positions, b.velocities);
+          else this.evaluate(b.stagePositions, b.stageVelocities);
+          rungeKuttaStage(model.particleCount, b, stage);
+        }
+      }
+    }
+    this.steps += steps;
+  }
+
+  /** a(x, v) into `accelerations`: the spring pass, then the gather pass. */
+  private evaluate(positions: RealArray, velocities: RealArray): void {
+    springForces(this.model, positions, velocities, this.springForce);
+    accelerations(this.model, this.springForce, velocities, this.plan.rayleighMass, this.buffers.accelerations);
+  }
+
+  finished(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  readState(): Promise<SimulationState> {
+    return Promise.resolve(
+      requireFiniteState({
+        step: this.steps,
+        time: this.steps * this.dt,
+        positions: Float64Array.from(this.buffers.positions),
+        velocities: Float64Array.from(this.buffers.velocities),
+      }),
+    );
+  }
+
+  destroy(): void {}
+}
+
+/** The stage coefficients of a Runge–Kutta plan (empty for a symplectic plan). */
+export function rungeKuttaStages(plan: StepPlan, h: number): RungeKuttaStage[] {
+  if (plan.kind !== 'runge-kutta') return [];
+  return plan.weights.map((weight, i) => ({
+    stageStep: (plan.stageOffsets[i] ?? 0) * h,
+    weight: weight * h,
+    isFirst: i === 0,
+    isLast: i === plan.weights.length - 1,
+  }));
+}

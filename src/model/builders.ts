@@ -1,0 +1,166 @@
+import { WeftInputError } from '../errors.ts';
+import { createModel, type Model } from './model.ts';
+
+/** Named pin presets for a cloth. "Top" is the last row (j = ny − 1). */
+export type ClothPinPreset = 'none' | 'top-corners' | 'top-edge' | 'corners';
+
+/** Options of {@link buildCloth}. Every field has a default; units are SI. */
+export interface ClothOptions {
+  /** Particles along x. Default 16. */
+  nx?: number;
+  /** Particles along the second axis (z when horizontal, y when vertical). Default 16. */
+  ny?: number;
+  /** Distance between neighbouring particles, m. Default 0.1. */
+  spacing?: number;
+  /** Mass of each particle, kg. Default 0.1. */
+  particleMass?: number;
+  /** Stiffness of structural springs (i,j)–(i+1,j) and (i,j)–(i,j+1), N/m. Default 1000. */
+  structuralStiffness?: number;
+  /** Stiffness of shear springs along both diagonals, N/m; 0 leaves them out. Default 1000. */
+  shearStiffness?: number;
+  /** Stiffness of bend springs (i,j)–(i+2,j) and (i,j)–(i,j+2), N/m; 0 leaves them out. Default 1000. */
+  bendStiffness?: number;
+  /** Damping of every spring along its length, N·s/m. Default 0. */
+  damping?: number;
+  /** Fixed particles: a preset or explicit particle indices (index = j * nx + i). Default 'top-corners'. */
+  pins?: ClothPinPreset | readonly number[];
+  /** 'horizontal' lays the cloth in the x–z plane, 'vertical' hangs it in the x–y plane. Default 'horizontal'. */
+  orientation?: 'horizontal' | 'vertical';
+  /** Position of particle (0, 0), m. Default [0, 0, 0]. */
+  origin?: readonly [number, number, number];
+  /** Gravitational acceleration, m/s². Default [0, -9.81, 0]. */
+  gravity?: readonly [number, number, number];
+}
+
+function positiveInteger(field: string, value: number, minimum: number): number {
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new WeftInputError(field, `must be an integer ≥ ${minimum}, got ${value}`);
+  }
+  return value;
+}
+
+function clothPins(pins: ClothPinPreset | readonly number[], nx: number, ny: number): number[] {
+  if (typeof pins !== 'string') return [...pins];
+  const top = (ny - 1) * nx;
+  switch (pins) {
+    case 'none':
+      return [];
+    case 'top-corners':
+      return [top, top + nx - 1];
+    case 'top-edge':
+      return Array.from({ length: nx }, (_, i) => top + i);
+    case 'corners':
+      return [0, nx - 1, top, top + nx - 1];
+    default:
+      throw new WeftInputError(
+        'cloth.pins',
+        `unknown preset '${String(pins)}' (use none, top-corners, top-edge, corners, or a list of indices)`,
+      );
+  }
+}
+
+/**
+ * A rectangular cloth of nx × ny particles with structural, shear and bend springs, each kind with
+ * its own stiffness (the cloth model of the ODE lecture, spec/ode-lecture-mass-spring-cloth.md).
+ * Rest lengths are the initial distances. Particle (i, j) has index j * nx + i.
+ */
+export function buildCloth(options: ClothOptions = {}): Model {
+  const nx = positiveInteger('cloth.nx', options.nx ?? 16, 2);
+  const ny = positiveInteger('cloth.ny', options.ny ?? 16, 2);
+  const spacing = options.spacing ?? 0.1;
+  if (!(spacing > 0) || !Number.isFinite(spacing)) {
+    throw new WeftInputError('cloth.spacing', `must be a finite number > 0, got ${spacing}`);
+  }
+  const structural = options.structuralStiffness ?? 1000;
+  const shear = options.shearStiffness ?? 1000;
+  const bend = options.bendStiffness ?? 1000;
+  const [ox, oy, oz] = options.origin ?? [0, 0, 0];
+  const vertical = options.orientation === 'vertical';
+  if (options.orientation !== undefined && options.orientation !== 'horizontal' && !vertical) {
+    throw new WeftInputError('cloth.orientation', `must be 'horizontal' or 'vertical', got '${String(options.orientation)}'`);
+  }
+
+  const positions = new Float64Array(3 * nx * ny);
+  for (let j = 0; j < ny; j++) {
+    for (let i = 0; i < nx; i++) {
+      const p = 3 * (j * nx + i);
+      positions[p] = ox + i * spacing;
+      positions[p + 1] = oy + (vertical ? j * spacing : 0);
+      positions[p + 2] = oz + (vertical ? 0 : j * spacing);
+    }
+  }
+
+  const pairs: number[] = [];
+  const stiffness: number[] = [];
+  const add = (i0: number, j0: number, i1: number, j1: number, k: number): void => {
+    if (k === 0 || i1 < 0 || i1 >= nx || j1 >= ny) return;
+    pairs.push(j0 * nx + i0, j1 * nx + i1);
+    stiffness.push(k);
+  };
+  for (let j = 0; j < ny; j++) {
+    for (let i = 0; i < nx; i++) {
+      add(i, j, i + 1, j, structural);
+      add(i, j, i, j + 1, structural);
+      add(i, j, i + 1, j + 1, shear);
+      add(i, j, i - 1, j + 1, shear);
+      add(i, j, i + 2, j, bend);
+      add(i, j, i, j + 2, bend);
+    }
+  }
+
+  return createModel({
+    positions,
+    masses: new Float64Array(nx * ny).fill(options.particleMass ?? 0.1),
+    fixed: clothPins(options.pins ?? 'top-corners', nx, ny),
+    springPairs: pairs,
+    springStiffness: stiffness,
+    springDamping: options.damping ?? 0,
+    ...(options.gravity ? { gravity: options.gravity } : {}),
+  });
+}
+
+/** Options of {@link buildRope}. */
+export interface RopeOptions {
+  /** Number of particles. Default 16. */
+  particles?: number;
+  /** Distance between neighbours, m. Default 0.1. */
+  spacing?: number;
+  /** Mass of each particle, kg. Default 0.1. */
+  particleMass?: number;
+  /** Stiffness of each segment, N/m. Default 1000. */
+  stiffness?: number;
+  /** Damping of each segment, N·s/m. Default 0. */
+  damping?: number;
+  /** Unit direction the rope is laid out along from its first particle. Default [1, 0, 0]. */
+  direction?: readonly [number, number, number];
+  /** Which ends are fixed. Default 'first'. */
+  pins?: 'none' | 'first' | 'both';
+  /** Gravitational acceleration, m/s². Default [0, -9.81, 0]. */
+  gravity?: readonly [number, number, number];
+}
+
+/** A rope (chain) of particles joined by springs between neighbours, laid out straight. */
+export function buildRope(options: RopeOptions = {}): Model {
+  const count = positiveInteger('rope.particles', options.particles ?? 16, 2);
+  const spacing = options.spacing ?? 0.1;
+  const [dx, dy, dz] = options.direction ?? [1, 0, 0];
+  const norm = Math.hypot(dx, dy, dz);
+  if (!(norm > 0)) throw new WeftInputError('rope.direction', 'must be a non-zero vector');
+  const positions = new Float64Array(3 * count);
+  for (let i = 0; i < count; i++) {
+    positions[3 * i] = (i * spacing * dx) / norm;
+    positions[3 * i + 1] = (i * spacing * dy) / norm;
+    positions[3 * i + 2] = (i * spacing * dz) / norm;
+  }
+  const pins = options.pins ?? 'first';
+  const fixed = pins === 'none' ? [] : pins === 'first' ? [0] : [0, count - 1];
+  return createModel({
+    positions,
+    masses: new Float64Array(count).fill(options.particleMass ?? 0.1),
+    fixed,
+    springPairs: Array.from({ length: 2 * (count - 1) }, (_, k) => (k >> 1) + (k & 1)),
+    springStiffness: options.stiffness ?? 1000,
+    springDamping: options.damping ?? 0,
+    ...(options.gravity ? { gravity: options.gravity } : {}),
+  });
+}

@@ -1,0 +1,33 @@
+import type { Model } from './model.ts';
+
+/** Mechanical energy of a state, J. */
+export interface Energy {
+  /** Σ ½ m |v|². */
+  kinetic: number;
+  /** Σ ½ k (l − L)² over springs. */
+  spring: number;
+  /** Σ −m g·x (zero at the origin). */
+  gravity: number;
+  /** kinetic + spring + gravity. */
+  total: number;
+}
+
+export function energy(model: Model, positions: ArrayLike<number>, velocities: ArrayLike<number>): Energy {
+  const [gx, gy, gz] = model.gravity;
+  let kinetic = 0;
+  let gravity = 0;
+  for (let i = 0; i < model.particleCount; i++) {
+    const m = model.particleMass[i]!;
+    const p = 3 * i;
+    kinetic += 0.5 * m * (velocities[p]! ** 2 + velocities[p + 1]! ** 2 + velocities[p + 2]! ** 2);
+    gravity -= m * (gx * positions[p]! + gy * positions[p + 1]! + gz * positions[p + 2]!);
+  }
+  let spring = 0;
+  for (let s = 0; s < model.springCount; s++) {
+    const a = 3 * model.springIndices[2 * s]!;
+    const b = 3 * model.springIndices[2 * s + 1]!;
+    const length = Math.hypot(positions[b]! - positions[a]!, positions[b + 1]! - positions[a + 1]!, positions[b + 2]! - positions[a + 2]!);
+    spring += 0.5 * model.springStiffness[s]! * (length - model.springRestLength[s]!) ** 2;
+  }
+  return { kinetic, spring, gravity, total: kinetic + spring + gravity };
+}

@@ -1,0 +1,211 @@
+import { WeftInputError } from '../errors.ts';
+import { buildIncidence, type Incidence } from './incidence.ts';
+
+/**
+ * What a caller describes: particles and springs, flat arrays, SI units.
+ * Optional fields take the defaults documented on each.
+ */
+export interface ModelDescription {
+  /** Particle positions, xyz interleaved, length 3n, metres. */
+  positions: ArrayLike<number>;
+  /** Particle velocities, xyz interleaved, length 3n, m/s. Default: all zero. */
+  velocities?: ArrayLike<number>;
+  /** Particle masses, length n, kg. Must be > 0 for every particle that is not fixed. */
+  masses: ArrayLike<number>;
+  /** Indices of fixed (pinned) particles: they never move. Default: none. */
+  fixed?: ArrayLike<number>;
+  /** Spring endpoints, particle index pairs interleaved [a0, b0, a1, b1, …], length 2s. */
+  springPairs: ArrayLike<number>;
+  /** Spring stiffness, N/m: one value for all springs or one per spring. Must be ≥ 0. */
+  springStiffness: number | ArrayLike<number>;
+  /** Spring rest lengths, m, length s. Default: the initial distance of each pair. Must be > 0. */
+  springRestLengths?: ArrayLike<number>;
+  /** Spring damping along the spring, N·s/m: one value or one per spring. Default 0. Must be ≥ 0. */
+  springDamping?: number | ArrayLike<number>;
+  /** Gravitational acceleration, m/s². Default [0, -9.81, 0]. */
+  gravity?: readonly [number, number, number];
+}
+
+/**
+ * The parts of a mass-spring system that do not change while it is integrated (after Warp's
+ * `sim.Model`): topology, rest lengths, stiffness, masses, fixed flags, and the initial state.
+ * Struct of arrays; every array is float64 on the host (the GPU path converts to float32).
+ */
+export interface Model {
+  /** n, number of particles. */
+  readonly particleCount: number;
+  /** s, number of springs. */
+  readonly springCount: number;
+  /** Initial positions, [3n], m. */
+  readonly particlePositions: Float64Array;
+  /** Initial velocities, [3n], m/s. Zero for fixed particles. */
+  readonly particleVelocities: Float64Array;
+  /** Masses, [n], kg. */
+  readonly particleMass: Float64Array;
+  /** Inverse masses, [n], 1/kg; 0 for fixed particles, which is how every kernel holds them. */
+  readonly particleInvMass: Float64Array;
+  /** 1 where the particle is fixed, [n]. */
+  readonly particleFixed: Uint8Array;
+  /** Spring endpoints, [2s], pairs (a, b). */
+  readonly springIndices: Uint32Array;
+  /** Rest lengths, [s], m. */
+  readonly springRestLength: Float64Array;
+  /** Stiffness, [s], N/m. */
+  readonly springStiffness: Float64Array;
+  /** Damping along the spring, [s], N·s/m. */
+  readonly springDamping: Float64Array;
+  /** Gravitational acceleration, m/s². */
+  readonly gravity: readonly [number, number, number];
+  /** Per-particle list of incident springs, for gathering forces without atomics. */
+  readonly incidence: Incidence;
+}
+
+function requireFinite(field: string, values: ArrayLike<number>): void {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new WeftInputError(`${field}[${i}]`, `must be a finite number, got ${String(value)}`);
+    }
+  }
+}
+
+function requireLength(field: string, values: ArrayLike<number>, length: number, what: string): void {
+  if (values.length !== length) {
+    throw new WeftInputError(field, `must have ${length} entries (${what}), got ${values.length}`);
+  }
+}
+
+function requireIndex(field: string, value: number, particleCount: number): void {
+  if (!Number.isInteger(value) || value < 0 || value >= particleCount) {
+    throw new WeftInputError(field, `particle index ${value} is out of range [0, ${particleCount - 1}]`);
+  }
+}
+
+/** A per-spring value given as one number or an array of s numbers. */
+function perSpring(field: string, value: number | ArrayLike<number>, springCount: number): Float64Array {
+  const values = typeof value === 'number' ? new Float64Array(springCount).fill(value) : Float64Array.from(value);
+  if (typeof value === 'number') requireFinite(field, [value]);
+  else requireLength(field, values, springCount, 'one per spring');
+  requireFinite(field, values);
+  return values;
+}
+
+/**
+ * Validates a description and builds the model. Every problem is a {@link WeftInputError} that
+ * names the field and the index: NaN/Inf anywhere, mass ≤ 0 on a free particle, spring index out
+ * of range or a self-loop, rest length ≤ 0, negative stiffness or damping.
+ */
+export function createModel(description: ModelDescription): Model {
+  const { positions, masses, springPairs } = description;
+  if (positions.length % 3 !== 0) {
+    throw new WeftInputError('particles.positions', `length ${positions.length} is not a multiple of 3`);
+  }
+  const particleCount = positions.length / 3;
+  if (particleCount === 0) throw new WeftInputError('particles.positions', 'there are no particles');
+  requireFinite('particles.positions', positions);
+  requireLength('particles.masses', masses, particleCount, 'one per particle');
+  requireFinite('particles.masses', masses);
+
+  const particleFixed = new Uint8Array(particleCount);
+  const fixed = description.fixed ?? [];
+  for (let i = 0; i < fixed.length; i++) {
+    const index = fixed[i] as number;
+    requireIndex(`particles.fixed[${i}]`, index, particleCount);
+    particleFixed[index] = 1;
+  }
+
+  const particleMass = Float64Array.from(masses);
+  const particleInvMass = new Float64Array(particleCount);
+  for (let i = 0; i < particleCount; i++) {
+    const mass = particleMass[i] as number;
+    if (particleFixed[i]) continue;
+    if (mass <= 0) throw new WeftInputError(`particles.masses[${i}]`, `must be > 0 on a free particle, got ${mass}`);
+    particleInvMass[i] = 1 / mass;
+  }
+
+  const particleVelocities = new Float64Array(3 * particleCount);
+  if (description.velocities !== undefined) {
+    requireLength('particles.velocities', description.velocities, 3 * particleCount, '3 per particle');
+    requireFinite('particles.velocities', description.velocities);
+    particleVelocities.set(description.velocities);
+  }
+  for (let i = 0; i < particleCount; i++) {
+    if (!particleFixed[i]) continue;
+    for (let c = 0; c < 3; c++) {
+      if (particleVelocities[3 * i + c] !== 0) {
+        throw new WeftInputError(
+          `particles.velocities[${3 * i + c}]`,
+          `particle ${i} is fixed, so its velocity must be 0, got ${particleVelocities[3 * i + c]}`,
+        );
+      }
+    }
+  }
+
+  if (springPairs.length % 2 !== 0) {
+    throw new WeftInputError('springs.pairs', `length ${springPairs.length} is not even (pairs a, b)`);
+  }
+  const springCount = springPairs.length / 2;
+  const springIndices = new Uint32Array(2 * springCount);
+  for (let s = 0; s < springCount; s++) {
+    const a = springPairs[2 * s] as number;
+    const b = springPairs[2 * s + 1] as number;
+    requireIndex(`springs.pairs[${2 * s}]`, a, particleCount);
+    requireIndex(`springs.pairs[${2 * s + 1}]`, b, particleCount);
+    if (a === b) throw new WeftInputError(`springs.pairs[${2 * s}]`, `spring ${s} joins particle ${a} to itself`);
+    springIndices[2 * s] = a;
+    springIndices[2 * s + 1] = b;
+  }
+
+  const springStiffness = perSpring('springs.stiffness', description.springStiffness, springCount);
+  const springDamping = perSpring('springs.damping', description.springDamping ?? 0, springCount);
+  springStiffness.forEach((k, s) => {
+    if (k < 0) throw new WeftInputError(`springs.stiffness[${s}]`, `must be ≥ 0, got ${k}`);
+  });
+  springDamping.forEach((c, s) => {
+    if (c < 0) throw new WeftInputError(`springs.damping[${s}]`, `must be ≥ 0, got ${c}`);
+  });
+
+  let springRestLength: Float64Array;
+  if (description.springRestLengths !== undefined) {
+    requireLength('springs.restLengths', description.springRestLengths, springCount, 'one per spring');
+    requireFinite('springs.restLengths', description.springRestLengths);
+    springRestLength = Float64Array.from(description.springRestLengths);
+  } else {
+    springRestLength = new Float64Array(springCount);
+    for (let s = 0; s < springCount; s++) {
+      const a = springIndices[2 * s] as number;
+      const b = springIndices[2 * s + 1] as number;
+      springRestLength[s] = Math.hypot(
+        (positions[3 * b] as number) - (positions[3 * a] as number),
+        (positions[3 * b + 1] as number) - (positions[3 * a + 1] as number),
+        (positions[3 * b + 2] as number) - (positions[3 * a + 2] as number),
+      );
+    }
+  }
+  springRestLength.forEach((length, s) => {
+    if (!(length > 0)) {
+      const hint = description.springRestLengths === undefined ? ' (its particles start at the same place)' : '';
+      throw new WeftInputError(`springs.restLengths[${s}]`, `must be > 0, got ${length}${hint}`);
+    }
+  });
+
+  const gravity = description.gravity ?? [0, -9.81, 0];
+  requireLength('gravity', gravity, 3, 'x, y, z');
+  requireFinite('gravity', gravity);
+
+  return {
+    particleCount,
+    springCount,
+    particlePositions: Float64Array.from(positions),
+    particleVelocities,
+    particleMass,
+    particleInvMass,
+    particleFixed,
+    springIndices,
+    springRestLength,
+    springStiffness,
+    springDamping,
+    gravity: [gravity[0], gravity[1], gravity[2]],
+    incidence: buildIncidence(particleCount, springIndices),
+  };
+}

@@ -1,0 +1,44 @@
+import type { IntegratorName } from './integrators/schemes.ts';
+import type { Model } from './model/model.ts';
+
+/** A state read back from a simulation; float64 copies, xyz interleaved. */
+export interface SimulationState {
+  /** Steps taken since creation. */
+  readonly step: number;
+  /** Simulated time, s (step × dt). */
+  readonly time: number;
+  /** [3n], m. */
+  readonly positions: Float64Array;
+  /** [3n], m/s. */
+  readonly velocities: Float64Array;
+}
+
+/** Progress of a long {@link Simulation.advance}. */
+export type ProgressCallback = (stepsDone: number, stepsTotal: number) => void;
+
+/** What every backend offers. */
+export interface Simulation {
+  readonly backend: 'cpu' | 'webgpu';
+  readonly integrator: IntegratorName;
+  /** h, s. */
+  readonly dt: number;
+  readonly model: Model;
+  /** Steps taken (or, on the GPU, submitted) so far. */
+  readonly stepCount: number;
+  /** Human-readable description of where the work runs (CPU precision, or the GPU adapter). */
+  readonly description: string;
+  /**
+   * Takes `steps` steps. On the GPU this encodes every pass of every step and submits without
+   * waiting; call {@link readState} (or await {@link finished}) to wait for the result.
+   */
+  step(steps?: number): void;
+  /** Resolves when all submitted work is done. */
+  finished(): Promise<void>;
+  /**
+   * Reads the current state. Throws {@link WeftDivergenceError} when any value is NaN or Inf, so
+   * a diverged state is never used as if it were a result.
+   */
+  readState(): Promise<SimulationState>;
+  /** Frees what the simulation created (never a borrowed GPUDevice). */
+  destroy(): void;
+}

@@ -1,0 +1,125 @@
+/**
+ * Finding a WebGPU adapter: `navigator.gpu` in a browser; in Node, Dawn through the `webgpu`
+ * package, falling back to the SwiftShader Vulkan driver that Debian's chromium ships when no
+ * other adapter answers.
+ */
+
+/** Where Debian's chromium package puts its SwiftShader Vulkan ICD. */
+export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/** Why no adapter could be had, in words a user can act on. */
+export class WebGpuUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`WebGPU is not available: ${reason}`);
+    this.name = 'WebGpuUnavailableError';
+  }
+}
+
+export interface AdapterReport {
+  readonly adapter: GPUAdapter;
+  /** e.g. "google swiftshader (SwiftShader Device (Subzero))". */
+  readonly name: string;
+  /** How it was found, e.g. "navigator.gpu" or "Node webgpu (Dawn), Vulkan, VK_ICD_FILENAMES=…". */
+  readonly via: string;
+}
+
+export function describeAdapterInfo(info: GPUAdapterInfo): string {
+  const details = [info.device, info.description].filter((s) => s && s.length > 0).join(', ');
+  return `${info.vendor || 'unknown vendor'} ${info.architecture || ''}`.trim() + (details ? ` (${details})` : '');
+}
+
+function isNode(): boolean {
+  return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+}
+
+/** Dawn instances made in this process, kept alive for as long as the process runs. */
+const dawnInstances: GPU[] = [];
+
+type DawnModule = { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
+
+async function loadDawn(): Promise<DawnModule> {
+  const name = 'webgpu';
+  try {
+    const dawn = (await import(/* @vite-ignore */ name)) as DawnModule;
+    // GPUBufferUsage, GPUShaderStage, … are globals in a browser; Dawn provides them.
+    for (const [key, value] of Object.entries(dawn.globals)) {
+      if (!(key in globalThis)) Object.assign(globalThis, { [key]: value });
+    }
+    return dawn;
+  } catch (error) {
+    throw new WebGpuUnavailableError(
+      `the 'webgpu' package (Dawn for Node) could not be loaded: ${(error as Error).message}. Run npm install.`,
+    );
+  }
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  const fs = 'node:fs';
+  const { existsSync } = (await import(/* @vite-ignore */ fs)) as typeof import('node:fs');
+  return existsSync(path);
+}
+
+/** Finds an adapter, or throws {@link WebGpuUnavailableError} saying why none was found. */
+export async function findAdapter(powerPreference: GPUPowerPreference = 'high-performance'): Promise<AdapterReport> {
+  if (!isNode()) {
+    if (typeof navigator === 'undefined' || !navigator.gpu) {
+      throw new WebGpuUnavailableError('this browser has no navigator.gpu (WebGPU is off or unsupported)');
+    }
+    const adapter = await navigator.gpu.requestAdapter({ powerPreference });
+    if (!adapter) throw new WebGpuUnavailableError('navigator.gpu.requestAdapter() returned null');
+    return { adapter, name: describeAdapterInfo(adapter.info), via: 'navigator.gpu' };
+  }
+  const dawn = await loadDawn();
+  const tryVulkan = async (): Promise<GPUAdapter | null> => {
+    // The Dawn instance must outlive every adapter and device made from it: a collected
+    // instance takes its devices down with it (seen as crashes inside SwiftShader).
+    const instance = dawn.create(['backend=vulkan']);
+    dawnInstances.push(instance);
+    return instance.requestAdapter({ powerPreference });
+  };
+  let adapter = await tryVulkan();
+  let via = 'Node webgpu (Dawn), Vulkan';
+  if (!adapter && !process.env['VK_ICD_FILENAMES'] && (await fileExists(SWIFTSHADER_ICD))) {
+    process.env['VK_ICD_FILENAMES'] = SWIFTSHADER_ICD;
+    adapter = await tryVulkan();
+  }
+  if (process.env['VK_ICD_FILENAMES']) via += `, VK_ICD_FILENAMES=${process.env['VK_ICD_FILENAMES']}`;
+  if (!adapter) {
+    const hints = [];
+    if (!(await fileExists('/usr/lib/x86_64-linux-gnu/libvulkan.so.1')) && !(await fileExists('/usr/lib/aarch64-linux-gnu/libvulkan.so.1'))) {
+      hints.push('the Vulkan loader libvulkan.so.1 is missing (apt-get install -y libvulkan1)');
+    }
+    if (!(await fileExists(SWIFTSHADER_ICD))) {
+      hints.push(`no GPU driver answered and there is no software driver at ${SWIFTSHADER_ICD} (apt-get install -y chromium)`);
+    }
+    throw new WebGpuUnavailableError(`Dawn found no Vulkan adapter${hints.length ? `: ${hints.join('; ')}` : ''}`);
+  }
+  return { adapter, name: describeAdapterInfo(adapter.info), via };
+}
+
+/** A device, and whether Weft owns it (and so may destroy it). */
+export interface AcquiredDevice {
+  readonly device: GPUDevice;
+  readonly owned: boolean;
+  readonly adapterName: string;
+}
+
+/**
+ * Returns the caller's device (borrowed: never destroyed by Weft) or requests one from the best
+ * adapter, asking for the adapter's largest storage-buffer sizes so that large cloths fit.
+ */
+export async function acquireDevice(borrowed?: GPUDevice): Promise<AcquiredDevice> {
+  if (borrowed) {
+    const info = (borrowed as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+    return { device: borrowed, owned: false, adapterName: info ? describeAdapterInfo(info) : 'caller-provided GPUDevice' };
+  }
+  const { adapter, name } = await findAdapter();
+  const device = await adapter.requestDevice({
+    label: 'Weft',
+    requiredLimits: {
+      maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+      maxBufferSize: adapter.limits.maxBufferSize,
+    },
+  });
+  return { device, owned: true, adapterName: name };
+}

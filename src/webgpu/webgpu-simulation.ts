@@ -1,0 +1,331 @@
+import { WeftInputError } from '../errors.ts';
+import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
+import { planStep, validateIntegrationOptions, type IntegrationOptions, type StepPlan } from '../integrators/schemes.ts';
+import type { Model } from '../model/model.ts';
+import type { Simulation, SimulationState } from '../simulation-types.ts';
+import { requireFiniteState } from '../state-check.ts';
+import { acquireDevice } from './device.ts';
+import { kernels, type KernelName } from './kernels.ts';
+import { structBytes, writeStruct, type KernelLayout } from './layout.ts';
+
+/** Options of the WebGPU path. */
+export interface WebGpuSimulationOptions extends IntegrationOptions {
+  /** A device of the caller's (borrowed, never destroyed). Default: Weft requests one. */
+  device?: GPUDevice;
+  /** Threads per workgroup of every kernel. Default 64; at most the device's limit. */
+  workgroupSize?: number;
+  /** Steps encoded into one command buffer before it is submitted. Default 64. */
+  stepsPerSubmit?: number;
+}
+
+/** Bytes of one vec4<f32> per particle. */
+const VEC4_BYTES = 16;
+
+type Pipelines = Map<string, GPUComputePipeline>;
+const pipelineCache = new WeakMap<GPUDevice, Pipelines>();
+
+function pipeline(device: GPUDevice, name: KernelName, workgroupSize: number): GPUComputePipeline {
+  let cache = pipelineCache.get(device);
+  if (!cache) pipelineCache.set(device, (cache = new Map()));
+  const key = `${name}/${workgroupSize}`;
+  let found = cache.get(key);
+  if (!found) {
+    const kernel = kernels()[name];
+    found = device.createComputePipeline({
+      label: `Weft.${name}`,
+      layout: 'auto',
+      compute: {
+        module: device.createShaderModule({ label: `Weft.${name}`, code: kernel.code }),
+        entryPoint: kernel.entryPoint,
+        constants: { workgroupSize },
+      },
+    });
+    cache.set(key, found);
+  }
+  return found;
+}
+
+/** Binds buffers to a kernel's variables by name, with binding numbers read from its WGSL. */
+function bindByName(
+  device: GPUDevice,
+  label: string,
+  target: GPUComputePipeline,
+  layout: KernelLayout,
+  buffers: Readonly<Record<string, GPUBuffer>>,
+): GPUBindGroup {
+  const entries: GPUBindGroupEntry[] = [];
+  for (const [name, binding] of layout.bindings) {
+    const buffer = buffers[name];
+    if (!buffer) throw new Error(`${label}: no buffer for WGSL variable '${name}'`);
+    entries.push({ binding: binding.binding, resource: { buffer } });
+  }
+  return device.createBindGroup({ label, layout: target.getBindGroupLayout(0), entries });
+}
+
+/**
+ * Checks that a model fits the device before anything is allocated, naming what does not fit.
+ */
+export function checkDeviceFits(model: Model, limits: GPUSupportedLimits, workgroupSize: number): void {
+  const springStride = kernels().springForces.bindings.get('springs')!.stride;
+  const arrays: [string, number][] = [
+    ['particles (vec4 per particle)', model.particleCount * VEC4_BYTES],
+    ['springs (Spring structs)', model.springCount * springStride],
+    ['springs (forces, vec4 per spring)', model.springCount * VEC4_BYTES],
+    ['springs (incidence list)', model.incidence.entries.length * 4],
+  ];
+  const maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+  for (const [what, bytes] of arrays) {
+    if (bytes > maxBinding) {
+      throw new WeftInputError(
+        'model',
+        `too large for this device: ${what} needs ${bytes} bytes, the device allows ${maxBinding} per storage buffer`,
+      );
+    }
+  }
+  if (workgroupSize > limits.maxComputeWorkgroupSizeX || workgroupSize > limits.maxComputeInvocationsPerWorkgroup) {
+    throw new WeftInputError('workgroupSize', `${workgroupSize} exceeds the device's limit of ${limits.maxComputeInvocationsPerWorkgroup}`);
+  }
+  const groups = Math.ceil(Math.max(model.particleCount, model.springCount) / workgroupSize);
+  const maxGroups = limits.maxComputeWorkgroupsPerDimension;
+  if (groups > maxGroups * maxGroups) {
+    throw new WeftInputError('model', `too large for this device: ${groups} workgroups exceed ${maxGroups}² per dispatch`);
+  }
+}
+
+/**
+ * The WebGPU path: the passes of src/cpu/passes.ts as WGSL kernels, every step of a `step(n)`
+ * encoded into one compute pass per submission, no readback until {@link readState}.
+ *
+ * `positions` is a `STORAGE | VERTEX` buffer of vec4<f32> (w = 1): a render pipeline can draw
+ * from it directly.
+ */
+export class WebGpuSimulation implements Simulation {
+  readonly backend = 'webgpu';
+  readonly integrator;
+  readonly dt: number;
+  readonly model: Model;
+  readonly description: string;
+  readonly device: GPUDevice;
+  /** Particle positions, vec4<f32> (xyz m, w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
+  readonly positions: GPUBuffer;
+  /** Particle velocities, vec4<f32> (xyz m/s, w = 0). */
+  readonly velocities: GPUBuffer;
+  private readonly ownsDevice: boolean;
+  private readonly workgroupSize: number;
+  private readonly stepsPerSubmit: number;
+  private readonly plan: StepPlan;
+  private readonly buffers: GPUBuffer[] = [];
+  private readonly readback: GPUBuffer;
+  private readonly passes: { pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; threads: number }[][];
+  private steps = 0;
+
+  /** Validates, acquires a device (or borrows the caller's), uploads the model and builds every pipeline. */
+  static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
+    validateIntegrationOptions(options);
+    const acquired = await acquireDevice(options.device);
+    try {
+      return new WebGpuSimulation(model, options, acquired.device, acquired.owned, acquired.adapterName);
+    } catch (error) {
+      if (acquired.owned) acquired.device.destroy();
+      throw error;
+    }
+  }
+
+  private constructor(model: Model, options: WebGpuSimulationOptions, device: GPUDevice, owned: boolean, adapterName: string) {
+    const valid = validateIntegrationOptions(options);
+    const workgroupSize = options.workgroupSize ?? 64;
+    if (!Number.isInteger(workgroupSize) || workgroupSize < 1) {
+      throw new WeftInputError('workgroupSize', `must be a positive integer, got ${workgroupSize}`);
+    }
+    const stepsPerSubmit = options.stepsPerSubmit ?? 64;
+    if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1) {
+      throw new WeftInputError('stepsPerSubmit', `must be a positive integer, got ${stepsPerSubmit}`);
+    }
+    checkDeviceFits(model, device.limits, workgroupSize);
+    this.model = model;
+    this.integrator = valid.integrator;
+    this.dt = valid.dt;
+    this.device = device;
+    this.ownsDevice = owned;
+    this.workgroupSize = workgroupSize;
+    this.stepsPerSubmit = stepsPerSubmit;
+    this.description = `WebGPU: ${adapterName}`;
+    this.plan = planStep(valid.integrator, valid.dt, valid.rayleighMass);
+
+    const n = model.particleCount;
+    const layouts = kernels();
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const create = (label: string, bytes: number, usage: GPUBufferUsageFlags, data?: ArrayBuffer): GPUBuffer => {
+      const buffer = device.createBuffer({ label: `WebGpuSimulation.${label}`, size: Math.max(16, Math.ceil(bytes / 4) * 4), usage });
+      if (data) device.queue.writeBuffer(buffer, 0, data);
+      this.buffers.push(buffer);
+      return buffer;
+    };
+    const vec4s = (values: Float64Array, w: number): ArrayBuffer => {
+      const out = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) out.set([values[3 * i]!, values[3 * i + 1]!, values[3 * i + 2]!, w], 4 * i);
+      return out.buffer;
+    };
+
+    this.positions = create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4s(model.particlePositions, 1));
+    this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4s(model.particleVelocities, 0));
+    const stagePositions = create('stagePositions', n * VEC4_BYTES, storage);
+    const stageVelocities = create('stageVelocities', n * VEC4_BYTES, storage);
+    const accelerations = create('accelerations', n * VEC4_BYTES, storage);
+    const sumPositions = create('sumPositions', n * VEC4_BYTES, storage);
+    const sumVelocities = create('sumVelocities', n * VEC4_BYTES, storage);
+    const springForces = create('springForces', model.springCount * VEC4_BYTES, storage);
+    const particleInvMass = create('particleInvMass', n * 4, storage, Float32Array.from(model.particleInvMass).buffer);
+    const incidentOffsets = create('incidentOffsets', (n + 1) * 4, storage, model.incidence.offsets.slice().buffer);
+    const incidentSprings = create('incidentSprings', model.incidence.entries.length * 4, storage, model.incidence.entries.slice().buffer);
+
+    const springLayout = layouts.springForces.structs.get('Spring')!;
+    const springStride = layouts.springForces.bindings.get('springs')!.stride;
+    const springBytes = new ArrayBuffer(model.springCount * springStride);
+    const springView = new DataView(springBytes);
+    for (let s = 0; s < model.springCount; s++) {
+      writeStruct(
+        springLayout,
+        {
+          particleA: model.springIndices[2 * s]!,
+          particleB: model.springIndices[2 * s + 1]!,
+          restLength: model.springRestLength[s]!,
+          stiffness: model.springStiffness[s]!,
+          damping: model.springDamping[s]!,
+        },
+        springView,
+        s * springStride,
+      );
+    }
+    const springs = create('springs', springBytes.byteLength, storage, springBytes);
+
+    const uniform = (label: string, data: ArrayBuffer): GPUBuffer =>
+      create(label, data.byteLength, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, data);
+    const params = uniform(
+      'params',
+      structBytes(layouts.springForces.structs.get('SimParams')!, {
+        particleCount: n,
+        springCount: model.springCount,
+        gravity: model.gravity,
+        rayleighMass: this.plan.rayleighMass,
+      }),
+    );
+    this.readback = create('readback', 2 * n * VEC4_BYTES, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+
+    const pass = (name: KernelName, label: string, threads: number, bound: Record<string, GPUBuffer>) => {
+      const target = pipeline(device, name, workgroupSize);
+      return { pipeline: target, bindGroup: bindByName(device, `WebGpuSimulation.${label}`, target, layouts[name], bound), threads };
+    };
+    const shared = { params, springs, springForces, incidentOffsets, incidentSprings, particleInvMass, accelerations };
+    // a(x, v) at the step's state or at the Runge–Kutta stage state: spring pass, then gather pass.
+    const evaluate = (at: 'state' | 'stage') => {
+      const evalPositions = at === 'state' ? this.positions : stagePositions;
+      const evalVelocities = at === 'state' ? this.velocities : stageVelocities;
+      return [
+        pass('springForces', `springForces.${at}`, model.springCount, { ...shared, evalPositions, evalVelocities }),
+        pass('accelerations', `accelerations.${at}`, n, { ...shared, evalVelocities }),
+      ];
+    };
+    const state = { params, positions: this.positions, velocities: this.velocities, accelerations };
+    if (this.plan.kind === 'symplectic') {
+      const update = uniform(
+        'symplecticUpdate',
+        structBytes(layouts.symplecticUpdate.structs.get('SymplecticUpdate')!, {
+          h: valid.dt,
+          velocityScale: this.plan.velocityScale,
+          accelerationScale: this.plan.accelerationScale,
+        }),
+      );
+      this.passes = [[...evaluate('state'), pass('symplecticUpdate', 'symplecticUpdate', n, { ...state, update })]];
+    } else {
+      const stageLayout = layouts.rungeKuttaStage.structs.get('RungeKuttaStage')!;
+      this.passes = rungeKuttaStages(this.plan, valid.dt).map((stage, i) => {
+        const coefficients = uniform(
+          `rungeKuttaStage${i + 1}`,
+          structBytes(stageLayout, { ...stage, isFirst: stage.isFirst ? 1 : 0, isLast: stage.isLast ? 1 : 0 }),
+        );
+        return [
+          ...evaluate(stage.isFirst ? 'state' : 'stage'),
+          pass('rungeKuttaStage', `rungeKuttaStage${i + 1}`, n, {
+            ...state,
+            stage: coefficients,
+            stagePositions,
+            stageVelocities,
+            sumPositions,
+            sumVelocities,
+          }),
+        ];
+      });
+    }
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /** Workgroup counts for `threads` threads: 1-D, or 2-D past maxComputeWorkgroupsPerDimension. */
+  private dispatchSize(threads: number): [number, number] {
+    const groups = Math.ceil(threads / this.workgroupSize);
+    const maxPerDimension = this.device.limits.maxComputeWorkgroupsPerDimension;
+    if (groups <= maxPerDimension) return [groups, 1];
+    return [maxPerDimension, Math.ceil(groups / maxPerDimension)];
+  }
+
+  /** Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own work. */
+  encode(encoder: GPUCommandEncoder, steps: number): void {
+    const computePass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
+    for (let n = 0; n < steps; n++) {
+      for (const stage of this.passes) {
+        for (const { pipeline: target, bindGroup, threads } of stage) {
+          if (threads === 0) continue;
+          computePass.setPipeline(target);
+          computePass.setBindGroup(0, bindGroup);
+          const [x, y] = this.dispatchSize(threads);
+          computePass.dispatchWorkgroups(x, y);
+        }
+      }
+    }
+    computePass.end();
+    this.steps += steps;
+  }
+
+  step(steps = 1): void {
+    if (!Number.isInteger(steps) || steps < 0) throw new WeftInputError('steps', `must be an integer ≥ 0, got ${steps}`);
+    for (let done = 0; done < steps; done += this.stepsPerSubmit) {
+      const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.step' });
+      this.encode(encoder, Math.min(this.stepsPerSubmit, steps - done));
+      this.device.queue.submit([encoder.finish()]);
+    }
+  }
+
+  finished(): Promise<void> {
+    return this.device.queue.onSubmittedWorkDone();
+  }
+
+  async readState(): Promise<SimulationState> {
+    const n = this.model.particleCount;
+    const bytes = n * VEC4_BYTES;
+    const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.readState' });
+    encoder.copyBufferToBuffer(this.positions, 0, this.readback, 0, bytes);
+    encoder.copyBufferToBuffer(this.velocities, 0, this.readback, bytes, bytes);
+    this.device.queue.submit([encoder.finish()]);
+    const step = this.steps;
+    await this.readback.mapAsync(GPUMapMode.READ);
+    const data = new Float32Array(this.readback.getMappedRange().slice(0));
+    this.readback.unmap();
+    const positions = new Float64Array(3 * n);
+    const velocities = new Float64Array(3 * n);
+    for (let i = 0; i < n; i++) {
+      for (let c = 0; c < 3; c++) {
+        positions[3 * i + c] = data[4 * i + c]!;
+        velocities[3 * i + c] = data[4 * (n + i) + c]!;
+      }
+    }
+    return requireFiniteState({ step, time: step * this.dt, positions, velocities });
+  }
+
+  destroy(): void {
+    for (const buffer of this.buffers) buffer.destroy();
+    if (this.ownsDevice) this.device.destroy();
+  }
+}
