@@ -59,6 +59,14 @@ async function fileExists(path: string): Promise<boolean> {
   return existsSync(path);
 }
 
+async function privateTempDirectory(): Promise<string> {
+  const [fs, os, path] = ['node:fs', 'node:os', 'node:path'];
+  const { mkdtempSync } = (await import(/* @vite-ignore */ fs)) as typeof import('node:fs');
+  const { tmpdir } = (await import(/* @vite-ignore */ os)) as typeof import('node:os');
+  const { join } = (await import(/* @vite-ignore */ path)) as typeof import('node:path');
+  return mkdtempSync(join(tmpdir(), 'weft-xdg-'));
+}
+
 /** Finds an adapter, or throws {@link WebGpuUnavailableError} saying why none was found. */
 export async function findAdapter(powerPreference: GPUPowerPreference = 'high-performance'): Promise<AdapterReport> {
   if (!isNode()) {
@@ -70,6 +78,8 @@ export async function findAdapter(powerPreference: GPUPowerPreference = 'high-pe
     return { adapter, name: describeAdapterInfo(adapter.info), via: 'navigator.gpu' };
   }
   const dawn = await loadDawn();
+  // SwiftShader's Wayland probe complains on every start when XDG_RUNTIME_DIR is unset.
+  if (!process.env['XDG_RUNTIME_DIR']) process.env['XDG_RUNTIME_DIR'] = await privateTempDirectory();
   const tryVulkan = async (): Promise<GPUAdapter | null> => {
     // The Dawn instance must outlive every adapter and device made from it: a collected
     // instance takes its devices down with it (seen as crashes inside SwiftShader).

@@ -1,0 +1,31 @@
+/** A progress bar on stderr: redrawn in place on a terminal, a line every 10% otherwise. */
+export class ProgressBar {
+  private lastDecile = -1;
+  private readonly started = performance.now();
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  update(done: number): void {
+    const fraction = this.total === 0 ? 1 : Math.min(1, done / this.total);
+    const seconds = (performance.now() - this.started) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    const text = `${this.label} ${Math.round(fraction * 100)
+      .toString()
+      .padStart(3)}% ${done}/${this.total} steps, ${rate.toFixed(0)} steps/s`;
+    if (this.stream.isTTY) {
+      const width = 30;
+      const filled = Math.round(fraction * width);
+      this.stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`);
+      if (fraction === 1) this.stream.write('\n');
+      return;
+    }
+    const decile = Math.floor(fraction * 10);
+    if (decile !== this.lastDecile) {
+      this.lastDecile = decile;
+      this.stream.write(`${text}\n`);
+    }
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The `weft` command line: `weft run`, `weft info`, `weft demo`. User errors print one line and
+ * exit non-zero (2: bad input, 3: no WebGPU, 4: diverged); never a stack trace.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { WeftDivergenceError, WeftInputError } from '../errors.ts';
+import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/schemes.ts';
+import { buildCloth } from '../model/builders.ts';
+import { energy } from '../model/energy.ts';
+import type { Model } from '../model/model.ts';
+import { parseScene } from '../model/scene.ts';
+import { createSimulation, type SimulationOptions } from '../simulation.ts';
+import type { Simulation, SimulationState } from '../simulation-types.ts';
+import { findAdapter, WebGpuUnavailableError } from '../webgpu/device.ts';
+import { ProgressBar } from './progress.ts';
+
+const USAGE = `Usage:
+  weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--backend cpu|webgpu]
+           [--precision f64|f32] [--rayleigh-mass r] [--rayleigh-stiffness r] [--every k]
+           [--out file] [--progress]
+  weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h]
+  weft info
+Integrators: ${INTEGRATOR_NAMES.join(', ')}`;
+
+function number(option: string, text: string | undefined, fallback?: number): number {
+  if (text === undefined) {
+    if (fallback === undefined) throw new WeftInputError(option, 'is required');
+    return fallback;
+  }
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new WeftInputError(option, `must be a finite number, got '${text}'`);
+  return value;
+}
+
+function integer(option: string, text: string | undefined, minimum: number, fallback?: number): number {
+  const value = number(option, text, fallback);
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new WeftInputError(option, `must be an integer ≥ ${minimum}, got '${text}'`);
+  }
+  return value;
+}
+
+function integratorName(text: string | undefined, fallback?: IntegratorName): IntegratorName {
+  const name = text ?? fallback;
+  if (name === undefined) throw new WeftInputError('--integrator', `is required (one of: ${INTEGRATOR_NAMES.join(', ')})`);
+  if (!(name in INTEGRATORS)) {
+    throw new WeftInputError('--integrator', `unknown integrator '${name}' (known: ${INTEGRATOR_NAMES.join(', ')})`);
+  }
+  return name as IntegratorName;
+}
+
+function backendName(text: string | undefined, fallback: 'cpu' | 'webgpu'): 'cpu' | 'webgpu' {
+  const backend = text ?? fallback;
+  if (backend !== 'cpu' && backend !== 'webgpu') throw new WeftInputError('--backend', `must be cpu or webgpu, got '${backend}'`);
+  return backend;
+}
+
+function readScene(path: string): Model {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new WeftInputError('scene', `cannot read '${path}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new WeftInputError('scene', `'${path}' is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseScene(json);
+}
+
+interface Frame {
+  step: number;
+  time: number;
+  positions: number[];
+  velocities: number[];
+}
+
+const frameOf = (state: SimulationState): Frame => ({
+  step: state.step,
+  time: state.time,
+  positions: Array.from(state.positions),
+  velocities: Array.from(state.velocities),
+});
+
+/** Steps to `steps`, reading a frame at 0, every `every` steps, and at the end. */
+async function integrate(
+  simulation: Simulation,
+  steps: number,
+  every: number,
+  progress?: ProgressBar,
+): Promise<{ frames: Frame[]; initial: SimulationState; final: SimulationState; seconds: number }> {
+  const initial = await simulation.readState();
+  const frames = [frameOf(initial)];
+  // Chunks between frames, further cut so that progress shows on long runs.
+  const chunk = Math.max(1, Math.min(every, Math.ceil(steps / 100)));
+  const started = performance.now();
+  let final = initial;
+  let done = 0;
+  while (done < steps) {
+    const next = Math.min(steps, done + chunk, (Math.floor(done / every) + 1) * every);
+    simulation.step(next - done);
+    done = next;
+    if (done % every === 0 || done === steps) {
+      final = await simulation.readState();
+      frames.push(frameOf(final));
+    } else if (progress) {
+      await simulation.finished();
+    }
+    progress?.update(done);
+  }
+  await simulation.finished();
+  return { frames, initial, final, seconds: (performance.now() - started) / 1000 };
+}
+
+async function run(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      integrator: { type: 'string' },
+      dt: { type: 'string' },
+      steps: { type: 'string' },
+      backend: { type: 'string' },
+      precision: { type: 'string' },
+      'rayleigh-mass': { type: 'string' },
+      'rayleigh-stiffness': { type: 'string' },
+      every: { type: 'string' },
+      out: { type: 'string' },
+      progress: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);
+  const integrator = integratorName(values.integrator);
+  const dt = number('--dt', values.dt);
+  const steps = integer('--steps', values.steps, 0);
+  const every = integer('--every', values.every, 1, Math.max(1, steps));
+  const backend = backendName(values.backend, 'cpu');
+  const precision = values.precision ?? (backend === 'webgpu' ? 'f32' : 'f64');
+  if (precision !== 'f64' && precision !== 'f32') throw new WeftInputError('--precision', `must be f64 or f32, got '${precision}'`);
+  const model = readScene(positionals[0]!);
+  const options = {
+    backend,
+    integrator,
+    dt,
+    precision,
+    rayleighMass: number('--rayleigh-mass', values['rayleigh-mass'], 0),
+    rayleighStiffness: number('--rayleigh-stiffness', values['rayleigh-stiffness'], 0),
+  } as SimulationOptions;
+  const simulation = await createSimulation(model, options);
+  try {
+    const progress = values.progress ? new ProgressBar(integrator, steps) : undefined;
+    const result = await integrate(simulation, steps, every, progress);
+    const output = {
+      integrator,
+      backend,
+      dt,
+      frames: result.frames,
+      stats: {
+        particles: model.particleCount,
+        springs: model.springCount,
+        steps,
+        precision,
+        device: simulation.description,
+        order: INTEGRATORS[integrator].order,
+        wallSeconds: result.seconds,
+        stepsPerSecond: result.seconds > 0 ? steps / result.seconds : null,
+        energyInitial: energy(model, result.initial.positions, result.initial.velocities),
+        energyFinal: energy(model, result.final.positions, result.final.velocities),
+      },
+    };
+    const text = JSON.stringify(output);
+    if (values.out) writeFileSync(values.out, text + '\n');
+    else process.stdout.write(text + '\n');
+  } finally {
+    simulation.destroy();
+  }
+}
+
+async function demo(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      backend: { type: 'string' },
+      size: { type: 'string' },
+      steps: { type: 'string' },
+      integrator: { type: 'string' },
+      dt: { type: 'string' },
+    },
+  });
+  const size = integer('--size', values.size, 2, 64);
+  // Warp's cross-framework cloth protocol: spacing 0.1, mass 0.1, k = 1000, damping 10,
+  // two corners fixed, 1/60 s frames in 16 substeps.
+  const dt = number('--dt', values.dt, 1 / 60 / 16);
+  const steps = integer('--steps', values.steps, 0, 960);
+  const integrator = integratorName(values.integrator, 'symplectic-euler');
+  let backend = backendName(values.backend, 'webgpu');
+  const model = buildCloth({ nx: size, ny: size, spacing: 0.1, particleMass: 0.1, damping: 10 });
+  let simulation: Simulation;
+  try {
+    simulation = await createSimulation(model, { backend, integrator, dt } as SimulationOptions);
+  } catch (error) {
+    if (!(error instanceof WebGpuUnavailableError) || values.backend === 'webgpu') throw error;
+    process.stderr.write(`${error.message}\nFalling back to the CPU backend.\n`);
+    backend = 'cpu';
+    simulation = await createSimulation(model, { backend, integrator, dt });
+  }
+  console.log(`Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`);
+  console.log(`Backend: ${backend} — ${simulation.description}`);
+  try {
+    const corner = 0; // particle (0, 0): the free corner opposite the pinned edge
+    const result = await integrate(simulation, steps, steps || 1, new ProgressBar('simulating', steps, process.stdout));
+    const e = energy(model, result.final.positions, result.final.velocities);
+    const sag = model.particlePositions[3 * corner + 1]! - result.final.positions[3 * corner + 1]!;
+    console.log(`Simulated ${(steps * dt).toFixed(3)} s in ${steps} steps: ${result.seconds.toFixed(2)} s wall, ${(steps / result.seconds).toFixed(0)} steps/s, ${((steps * dt) / result.seconds).toFixed(2)} simulated s per wall s`);
+    console.log(`Free corner sag: ${sag.toFixed(4)} m`);
+    console.log(`Final energy: ${e.total.toFixed(4)} J (kinetic ${e.kinetic.toFixed(4)}, spring ${e.spring.toFixed(4)}, gravity ${e.gravity.toFixed(4)})`);
+  } finally {
+    simulation.destroy();
+  }
+}
+
+async function info(): Promise<void> {
+  console.log(`Node ${process.version} (${process.platform}-${process.arch})`);
+  try {
+    const { adapter, name, via } = await findAdapter();
+    console.log(`WebGPU adapter: ${name}`);
+    console.log(`Found through: ${via}`);
+    const limits = adapter.limits;
+    for (const key of [
+      'maxBufferSize',
+      'maxStorageBufferBindingSize',
+      'maxStorageBuffersPerShaderStage',
+      'maxComputeWorkgroupSizeX',
+      'maxComputeInvocationsPerWorkgroup',
+      'maxComputeWorkgroupsPerDimension',
+    ] as const) {
+      console.log(`  ${key}: ${limits[key]}`);
+    }
+    console.log(`Features: ${[...adapter.features].sort().join(', ') || '(none)'}`);
+  } catch (error) {
+    if (!(error instanceof WebGpuUnavailableError)) throw error;
+    console.log(error.message);
+    process.exitCode = 3;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'run') await run(rest);
+    else if (command === 'demo') await demo(rest);
+    else if (command === 'info') await info();
+    else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
+    else throw new WeftInputError('command', `unknown command '${command}' (run, demo, info, help)`);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (error instanceof WeftInputError) {
+      console.error(`weft: ${error.message}`);
+      return 2;
+    }
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`weft: ${(error as Error).message}`);
+      return 2;
+    }
+    if (error instanceof WebGpuUnavailableError) {
+      console.error(`weft: ${error.message}`);
+      return 3;
+    }
+    if (error instanceof WeftDivergenceError) {
+      console.error(`weft: ${error.message}`);
+      return 4;
+    }
+    console.error(`weft: internal error: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}
+
+// Dawn's worker threads can keep the process alive after the work is done: exit explicitly.
+process.exit(await main(process.argv.slice(2)));
