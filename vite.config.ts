@@ -24,7 +24,7 @@ export default defineConfig(({ mode }) => ({
           outDir: 'dist',
           emptyOutDir: false,
           target: 'es2022',
-          rollupOptions: { external: ['webgpu', /^node:/] },
+          rollupOptions: { external: ['webgpu', /^wgsl_reflect/, /^node:/] },
         },
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'vitest';
+import { kernels, type KernelName } from '../src/webgpu/kernels.ts';
+import { structBytes } from '../src/webgpu/layout.ts';
+
+// Pins the byte layouts that the host writes from reflection. If a WGSL struct changes, this
+// test says what moved; the host code follows the reflection and needs no edit.
+describe('WGSL layouts reflected by wgsl_reflect', () => {
+  const layouts = kernels();
+
+  test.each([
+    ['SimParams', 32, { particleCount: 0, springCount: 4, gravity: 16, rayleighMass: 28 }],
+    ['Spring', 20, { particleA: 0, particleB: 4, restLength: 8, stiffness: 12, damping: 16 }],
+  ] as const)('common struct %s: size %d, offsets %o', (name, size, offsets) => {
+    for (const kernel of Object.values(layouts)) {
+      const struct = kernel.structs.get(name)!;
+      expect(struct.size).toBe(size);
+      expect(Object.fromEntries([...struct.members].map(([member, { offset }]) => [member, offset]))).toEqual(offsets);
+    }
+  });
+
+  test('kernel-specific uniforms', () => {
+    const stage = layouts.rungeKuttaStage.structs.get('RungeKuttaStage')!;
+    expect(stage.size).toBe(16);
+    expect([...stage.members.values()].map((m) => [m.offset, m.type])).toEqual([
+      [0, 'f32'],
+      [4, 'f32'],
+      [8, 'u32'],
+      [12, 'u32'],
+    ]);
+    const update = layouts.symplecticUpdate.structs.get('SymplecticUpdate')!;
+    expect(update.size).toBe(12);
+  });
+
+  test.each(Object.keys(layouts) as KernelName[])('%s: bindings are unique, per-particle arrays are vec4 with stride 16, within 8 storage buffers', (name) => {
+    const bindings = [...layouts[name].bindings.values()];
+    const numbers = bindings.map((b) => `${b.group}/${b.binding}`);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    // maxStorageBuffersPerShaderStage is 8 by default on every WebGPU implementation.
+    expect(bindings.filter((b) => b.kind === 'storage').length).toBeLessThanOrEqual(8);
+    for (const [variable, binding] of layouts[name].bindings) {
+      if (binding.typeName === 'vec4<f32>') expect(binding.stride, variable).toBe(16);
+      if (binding.typeName === 'Spring') expect(binding.stride, variable).toBe(20);
+    }
+  });
+
+  test('writeStruct puts each value at its reflected offset', () => {
+    const bytes = structBytes(layouts.springForces.structs.get('SimParams')!, {
+      particleCount: 7,
+      springCount: 9,
+      gravity: [1, -2, 3],
+      rayleighMass: 0.25,
+    });
+    expect(bytes.byteLength).toBe(32);
+    const u32 = new Uint32Array(bytes);
+    const f32 = new Float32Array(bytes);
+    expect([u32[0], u32[1]]).toEqual([7, 9]);
+    expect([f32[4], f32[5], f32[6], f32[7]]).toEqual([1, -2, 3, 0.25]);
+  });
+
+  test('writeStruct refuses a missing or unknown member', () => {
+    const layout = layouts.springForces.structs.get('SimParams')!;
+    expect(() => structBytes(layout, { particleCount: 1, springCount: 1, gravity: [0, 0, 0] })).toThrow(/rayleighMass/);
+    expect(() =>
+      structBytes(layout, { particleCount: 1, springCount: 1, gravity: [0, 0, 0], rayleighMass: 0, extra: 1 }),
+    ).toThrow(/extra/);
+  });
+});
