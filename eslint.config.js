@@ -8,7 +8,13 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { console: 'readonly', process: 'readonly', navigator: 'readonly', performance: 'readonly' },
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        navigator: 'readonly',
+        performance: 'readonly',
+        URL: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',

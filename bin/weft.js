@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 
 const cli = new URL('../dist/cli/weft.js', import.meta.url);
 if (!existsSync(cli)) {
-  console.error('weft: the CLI is not built yet; run `npm run build` (or `npm start`) in the Weft folder first');
+  console.error(
+    'weft: the CLI is not built yet; run `npm run build` (or `npm start`) in the Weft folder first',
+  );
   process.exit(1);
 }
 await import(cli.href);

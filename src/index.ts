@@ -1,10 +1,21 @@
 export { WeftInputError, WeftDivergenceError } from './errors.ts';
 export { createModel, type Model, type ModelDescription } from './model/model.ts';
 export type { Incidence } from './model/incidence.ts';
-export { buildCloth, buildRope, type ClothOptions, type ClothPinPreset, type RopeOptions } from './model/builders.ts';
+export {
+  buildCloth,
+  buildRope,
+  type ClothOptions,
+  type ClothPinPreset,
+  type RopeOptions,
+} from './model/builders.ts';
 export { parseScene, type SceneFile } from './model/scene.ts';
 export { energy, type Energy } from './model/energy.ts';
-export { INTEGRATORS, INTEGRATOR_NAMES, type IntegratorName, type IntegrationOptions } from './integrators/schemes.ts';
+export {
+  INTEGRATORS,
+  INTEGRATOR_NAMES,
+  type IntegratorName,
+  type IntegrationOptions,
+} from './integrators/schemes.ts';
 export type { Simulation, SimulationState } from './simulation-types.ts';
 export { createSimulation, type SimulationOptions } from './simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';

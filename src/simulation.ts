@@ -6,8 +6,7 @@ import { WebGpuSimulation, type WebGpuSimulationOptions } from './webgpu/webgpu-
 
 /** Options of {@link createSimulation}: the integration options plus the backend's own. */
 export type SimulationOptions =
-  | ({ backend?: 'cpu' } & CpuSimulationOptions)
-  | ({ backend: 'webgpu' } & WebGpuSimulationOptions);
+  ({ backend?: 'cpu' } & CpuSimulationOptions) | ({ backend: 'webgpu' } & WebGpuSimulationOptions);
 
 /**
  * Creates a simulation of `model` on the CPU reference path (default) or on WebGPU. Every option
@@ -19,7 +18,10 @@ export async function createSimulation(model: Model, options: SimulationOptions)
   if (backend === 'webgpu') {
     const precision = (options as { precision?: string }).precision;
     if (precision !== undefined && precision !== 'f32') {
-      throw new WeftInputError('precision', `the webgpu backend computes in f32 (WGSL has no f64), got '${precision}'`);
+      throw new WeftInputError(
+        'precision',
+        `the webgpu backend computes in f32 (WGSL has no f64), got '${precision}'`,
+      );
     }
     return WebGpuSimulation.create(model, options as WebGpuSimulationOptions);
   }

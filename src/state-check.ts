@@ -1,4 +1,4 @@
-import { WeftDivergenceError } from './errors.ts';
+import { WeftDivergenceError, WeftInputError } from './errors.ts';
 import type { SimulationState } from './simulation-types.ts';
 
 /** Throws {@link WeftDivergenceError} naming the first particle with a NaN/Inf coordinate. */
@@ -9,4 +9,10 @@ export function requireFiniteState(state: SimulationState): SimulationState {
     }
   }
   return state;
+}
+
+/** `step(n)` takes a whole number of steps, n ≥ 0. */
+export function requireStepCount(steps: number): void {
+  if (!Number.isInteger(steps) || steps < 0)
+    throw new WeftInputError('steps', `must be an integer ≥ 0, got ${steps}`);
 }

@@ -41,7 +41,18 @@ beforeAll(() => {
 
 describe('weft run', () => {
   test('a scene round-trip: frames at 0, every k steps and the end, equal to the library on the CPU', async () => {
-    const { code, stdout } = await weft('run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0.01', '--steps', '50', '--every', '20');
+    const { code, stdout } = await weft(
+      'run',
+      SPRING_SCENE,
+      '--integrator',
+      'rk4',
+      '--dt',
+      '0.01',
+      '--steps',
+      '50',
+      '--every',
+      '20',
+    );
     expect(code).toBe(0);
     const output = JSON.parse(stdout) as Output;
     expect(output.integrator).toBe('rk4');
@@ -61,7 +72,18 @@ describe('weft run', () => {
 
   test('--out writes the same JSON to a file', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'weft-cli-')), 'out.json');
-    const { code, stdout } = await weft('run', SPRING_SCENE, '--integrator', 'heun', '--dt', '0.01', '--steps', '5', '--out', out);
+    const { code, stdout } = await weft(
+      'run',
+      SPRING_SCENE,
+      '--integrator',
+      'heun',
+      '--dt',
+      '0.01',
+      '--steps',
+      '5',
+      '--out',
+      out,
+    );
     expect(code).toBe(0);
     expect(stdout).toBe('');
     const output = JSON.parse(readFileSync(out, 'utf8')) as Output;
@@ -71,21 +93,27 @@ describe('weft run', () => {
   // The cloth after 100 steps: WebGPU (Node, Dawn) against the CPU float32 path, through the CLI.
   // Tolerance 2e-5 m on a 1.5 m cloth: float32 rounding differences (≈ 1e-7 relative per
   // operation) amplified over 100 steps; explicit Euler grows errors fastest (measured 7e-6).
-  test.each(INTEGRATOR_NAMES)('%s: --backend webgpu agrees with --backend cpu --precision f32', async (integrator) => {
-    const common = [CLOTH_SCENE, '--integrator', integrator, '--dt', '0.001', '--steps', '100'];
-    const [cpu, gpu] = [await weft('run', ...common, '--precision', 'f32'), await weft('run', ...common, '--backend', 'webgpu')];
-    expect(cpu.code, cpu.stderr).toBe(0);
-    expect(gpu.code, gpu.stderr).toBe(0);
-    const [a, b] = [JSON.parse(cpu.stdout) as Output, JSON.parse(gpu.stdout) as Output];
-    expect(b.backend).toBe('webgpu');
-    expect(String(b.stats['device'])).toMatch(/WebGPU/);
-    const [pa, pb] = [a.frames.at(-1)!.positions, b.frames.at(-1)!.positions];
-    let worst = 0;
-    pa.forEach((x, k) => (worst = Math.max(worst, Math.abs(x - pb[k]!))));
-    expect(worst).toBeLessThan(2e-5);
-    // And the cloth moved: a comparison of two frozen states would prove nothing.
-    expect(Math.abs(pa[1]! - a.frames[0]!.positions[1]!)).toBeGreaterThan(1e-3);
-  });
+  test.each(INTEGRATOR_NAMES)(
+    '%s: --backend webgpu agrees with --backend cpu --precision f32',
+    async (integrator) => {
+      const common = [CLOTH_SCENE, '--integrator', integrator, '--dt', '0.001', '--steps', '100'];
+      const [cpu, gpu] = [
+        await weft('run', ...common, '--precision', 'f32'),
+        await weft('run', ...common, '--backend', 'webgpu'),
+      ];
+      expect(cpu.code, cpu.stderr).toBe(0);
+      expect(gpu.code, gpu.stderr).toBe(0);
+      const [a, b] = [JSON.parse(cpu.stdout) as Output, JSON.parse(gpu.stdout) as Output];
+      expect(b.backend).toBe('webgpu');
+      expect(String(b.stats['device'])).toMatch(/WebGPU/);
+      const [pa, pb] = [a.frames.at(-1)!.positions, b.frames.at(-1)!.positions];
+      let worst = 0;
+      pa.forEach((x, k) => (worst = Math.max(worst, Math.abs(x - pb[k]!))));
+      expect(worst).toBeLessThan(2e-5);
+      // And the cloth moved: a comparison of two frozen states would prove nothing.
+      expect(Math.abs(pa[1]! - a.frames[0]!.positions[1]!)).toBeGreaterThan(1e-3);
+    },
+  );
 });
 
 describe('bad input: exit code 2 and one line naming the field, no stack trace', () => {
@@ -99,19 +127,97 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
   test.each([
     ['missing scene file', ['run', join(dir, 'nope.json'), ...good], /scene: cannot read/],
     ['invalid JSON', ['run', scene('bad.json', '{ "particles": '), ...good], /scene: .* not valid JSON/],
-    ['unknown integrator', ['run', SPRING_SCENE, '--integrator', 'leapfrog', '--dt', '0.01', '--steps', '1'], /--integrator: unknown integrator 'leapfrog' \(known: explicit-euler/],
-    ['dt = 0', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0', '--steps', '1'], /^weft: dt: must be a finite number > 0/],
-    ['dt < 0', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt=-0.1', '--steps', '1'], /^weft: dt: must be a finite number > 0, got -0.1/],
-    ['dt not a number', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', 'fast', '--steps', '1'], /--dt: must be a finite number, got 'fast'/],
-    ['steps not an integer', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0.1', '--steps', '1.5'], /--steps: must be an integer/],
-    ['negative mass', ['run', scene('mass.json', JSON.stringify({ particles: { positions: [0, 0, 0, 1, 0, 0], masses: [1, -2] }, springs: { pairs: [0, 1], stiffness: 1 } })), ...good], /particles\.masses\[1\]: must be > 0/],
-    ['spring index out of range', ['run', scene('index.json', JSON.stringify({ particles: { positions: [0, 0, 0, 1, 0, 0], masses: [1, 1] }, springs: { pairs: [0, 5], stiffness: 1 } })), ...good], /springs\.pairs\[1\]: particle index 5 is out of range/],
-    ['zero rest length', ['run', scene('rest.json', JSON.stringify({ particles: { positions: [0, 0, 0, 1, 0, 0], masses: [1, 1] }, springs: { pairs: [0, 1], stiffness: 1, restLengths: [0] } })), ...good], /springs\.restLengths\[0\]: must be > 0/],
-    ['unknown scene field', ['run', scene('field.json', JSON.stringify({ cloth: { nx: 4 }, wind: 3 })), ...good], /wind: unknown field/],
+    [
+      'unknown integrator',
+      ['run', SPRING_SCENE, '--integrator', 'leapfrog', '--dt', '0.01', '--steps', '1'],
+      /--integrator: unknown integrator 'leapfrog' \(known: explicit-euler/,
+    ],
+    [
+      'dt = 0',
+      ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0', '--steps', '1'],
+      /^weft: dt: must be a finite number > 0/,
+    ],
+    [
+      'dt < 0',
+      ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt=-0.1', '--steps', '1'],
+      /^weft: dt: must be a finite number > 0, got -0.1/,
+    ],
+    [
+      'dt not a number',
+      ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', 'fast', '--steps', '1'],
+      /--dt: must be a finite number, got 'fast'/,
+    ],
+    [
+      'steps not an integer',
+      ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0.1', '--steps', '1.5'],
+      /--steps: must be an integer/,
+    ],
+    [
+      'negative mass',
+      [
+        'run',
+        scene(
+          'mass.json',
+          JSON.stringify({
+            particles: { positions: [0, 0, 0, 1, 0, 0], masses: [1, -2] },
+            springs: { pairs: [0, 1], stiffness: 1 },
+          }),
+        ),
+        ...good,
+      ],
+      /particles\.masses\[1\]: must be > 0/,
+    ],
+    [
+      'spring index out of range',
+      [
+        'run',
+        scene(
+          'index.json',
+          JSON.stringify({
+            particles: { positions: [0, 0, 0, 1, 0, 0], masses: [1, 1] },
+            springs: { pairs: [0, 5], stiffness: 1 },
+          }),
+        ),
+        ...good,
+      ],
+      /springs\.pairs\[1\]: particle index 5 is out of range/,
+    ],
+    [
+      'zero rest length',
+      [
+        'run',
+        scene(
+          'rest.json',
+          JSON.stringify({
+            particles: { positions: [0, 0, 0, 1, 0, 0], masses: [1, 1] },
+            springs: { pairs: [0, 1], stiffness: 1, restLengths: [0] },
+          }),
+        ),
+        ...good,
+      ],
+      /springs\.restLengths\[0\]: must be > 0/,
+    ],
+    [
+      'unknown scene field',
+      ['run', scene('field.json', JSON.stringify({ cloth: { nx: 4 }, wind: 3 })), ...good],
+      /wind: unknown field/,
+    ],
     ['unknown option', ['run', SPRING_SCENE, ...good, '--turbo'], /Unknown option '--turbo'/],
-    ['unknown backend', ['run', SPRING_SCENE, ...good, '--backend', 'cuda'], /--backend: must be cpu or webgpu/],
-    ['f64 on webgpu', ['run', SPRING_SCENE, ...good, '--backend', 'webgpu', '--precision', 'f64'], /precision: the webgpu backend computes in f32/],
-    ['stiffness damping on an explicit integrator', ['run', SPRING_SCENE, ...good, '--rayleigh-stiffness', '0.1'], /rayleighStiffness: the explicit integrator 'rk4' cannot/],
+    [
+      'unknown backend',
+      ['run', SPRING_SCENE, ...good, '--backend', 'cuda'],
+      /--backend: must be cpu or webgpu/,
+    ],
+    [
+      'f64 on webgpu',
+      ['run', SPRING_SCENE, ...good, '--backend', 'webgpu', '--precision', 'f64'],
+      /precision: the webgpu backend computes in f32/,
+    ],
+    [
+      'stiffness damping on an explicit integrator',
+      ['run', SPRING_SCENE, ...good, '--rayleigh-stiffness', '0.1'],
+      /rayleighStiffness: the explicit integrator 'rk4' cannot/,
+    ],
     ['unknown command', ['simulate'], /command: unknown command 'simulate'/],
   ])('%s', async (_name, args, message) => {
     const { code, stdout, stderr } = await weft(...args);
@@ -135,8 +241,24 @@ test('weft info names the adapter and its limits', async () => {
 test('a diverging run is reported (exit 4), not printed as a result', async () => {
   // Explicit Euler on a stiff spring at a large step grows without bound until it overflows.
   const path = join(mkdtempSync(join(tmpdir(), 'weft-cli-div-')), 'stiff.json');
-  writeFileSync(path, JSON.stringify({ particles: { positions: [0, 0, 0, 1.1, 0, 0], masses: [1, 1], fixed: [0] }, springs: { pairs: [0, 1], stiffness: 1e6, restLengths: [1] }, gravity: [0, 0, 0] }));
-  const { code, stdout, stderr } = await weft('run', path, '--integrator', 'explicit-euler', '--dt', '0.01', '--steps', '2000');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      particles: { positions: [0, 0, 0, 1.1, 0, 0], masses: [1, 1], fixed: [0] },
+      springs: { pairs: [0, 1], stiffness: 1e6, restLengths: [1] },
+      gravity: [0, 0, 0],
+    }),
+  );
+  const { code, stdout, stderr } = await weft(
+    'run',
+    path,
+    '--integrator',
+    'explicit-euler',
+    '--dt',
+    '0.01',
+    '--steps',
+    '2000',
+  );
   expect(code).toBe(4);
   expect(stdout).toBe('');
   expect(weftLines(stderr)[0]).toMatch(/diverged: particle 1 is not finite at step 2000/);

@@ -14,7 +14,9 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
     for (const kernel of Object.values(layouts)) {
       const struct = kernel.structs.get(name)!;
       expect(struct.size).toBe(size);
-      expect(Object.fromEntries([...struct.members].map(([member, { offset }]) => [member, offset]))).toEqual(offsets);
+      expect(Object.fromEntries([...struct.members].map(([member, { offset }]) => [member, offset]))).toEqual(
+        offsets,
+      );
     }
   });
 
@@ -31,17 +33,20 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
     expect(update.size).toBe(12);
   });
 
-  test.each(Object.keys(layouts) as KernelName[])('%s: bindings are unique, per-particle arrays are vec4 with stride 16, within 8 storage buffers', (name) => {
-    const bindings = [...layouts[name].bindings.values()];
-    const numbers = bindings.map((b) => `${b.group}/${b.binding}`);
-    expect(new Set(numbers).size).toBe(numbers.length);
-    // maxStorageBuffersPerShaderStage is 8 by default on every WebGPU implementation.
-    expect(bindings.filter((b) => b.kind === 'storage').length).toBeLessThanOrEqual(8);
-    for (const [variable, binding] of layouts[name].bindings) {
-      if (binding.typeName === 'vec4<f32>') expect(binding.stride, variable).toBe(16);
-      if (binding.typeName === 'Spring') expect(binding.stride, variable).toBe(20);
-    }
-  });
+  test.each(Object.keys(layouts) as KernelName[])(
+    '%s: bindings are unique, per-particle arrays are vec4 with stride 16, within 8 storage buffers',
+    (name) => {
+      const bindings = [...layouts[name].bindings.values()];
+      const numbers = bindings.map((b) => `${b.group}/${b.binding}`);
+      expect(new Set(numbers).size).toBe(numbers.length);
+      // maxStorageBuffersPerShaderStage is 8 by default on every WebGPU implementation.
+      expect(bindings.filter((b) => b.kind === 'storage').length).toBeLessThanOrEqual(8);
+      for (const [variable, binding] of layouts[name].bindings) {
+        if (binding.typeName === 'vec4<f32>') expect(binding.stride, variable).toBe(16);
+        if (binding.typeName === 'Spring') expect(binding.stride, variable).toBe(20);
+      }
+    },
+  );
 
   test('writeStruct puts each value at its reflected offset', () => {
     const bytes = structBytes(layouts.springForces.structs.get('SimParams')!, {
@@ -59,9 +64,17 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
 
   test('writeStruct refuses a missing or unknown member', () => {
     const layout = layouts.springForces.structs.get('SimParams')!;
-    expect(() => structBytes(layout, { particleCount: 1, springCount: 1, gravity: [0, 0, 0] })).toThrow(/rayleighMass/);
+    expect(() => structBytes(layout, { particleCount: 1, springCount: 1, gravity: [0, 0, 0] })).toThrow(
+      /rayleighMass/,
+    );
     expect(() =>
-      structBytes(layout, { particleCount: 1, springCount: 1, gravity: [0, 0, 0], rayleighMass: 0, extra: 1 }),
+      structBytes(layout, {
+        particleCount: 1,
+        springCount: 1,
+        gravity: [0, 0, 0],
+        rayleighMass: 0,
+        extra: 1,
+      }),
     ).toThrow(/extra/);
   });
 });

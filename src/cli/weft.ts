@@ -29,7 +29,8 @@ function number(option: string, text: string | undefined, fallback?: number): nu
     return fallback;
   }
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new WeftInputError(option, `must be a finite number, got '${text}'`);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new WeftInputError(option, `must be a finite number, got '${text}'`);
   return value;
 }
 
@@ -43,16 +44,21 @@ function integer(option: string, text: string | undefined, minimum: number, fall
 
 function integratorName(text: string | undefined, fallback?: IntegratorName): IntegratorName {
   const name = text ?? fallback;
-  if (name === undefined) throw new WeftInputError('--integrator', `is required (one of: ${INTEGRATOR_NAMES.join(', ')})`);
+  if (name === undefined)
+    throw new WeftInputError('--integrator', `is required (one of: ${INTEGRATOR_NAMES.join(', ')})`);
   if (!(name in INTEGRATORS)) {
-    throw new WeftInputError('--integrator', `unknown integrator '${name}' (known: ${INTEGRATOR_NAMES.join(', ')})`);
+    throw new WeftInputError(
+      '--integrator',
+      `unknown integrator '${name}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
+    );
   }
   return name as IntegratorName;
 }
 
 function backendName(text: string | undefined, fallback: 'cpu' | 'webgpu'): 'cpu' | 'webgpu' {
   const backend = text ?? fallback;
-  if (backend !== 'cpu' && backend !== 'webgpu') throw new WeftInputError('--backend', `must be cpu or webgpu, got '${backend}'`);
+  if (backend !== 'cpu' && backend !== 'webgpu')
+    throw new WeftInputError('--backend', `must be cpu or webgpu, got '${backend}'`);
   return backend;
 }
 
@@ -61,7 +67,10 @@ function readScene(path: string): Model {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new WeftInputError('scene', `cannot read '${path}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new WeftInputError(
+      'scene',
+      `cannot read '${path}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let json: unknown;
   try {
@@ -133,14 +142,16 @@ async function run(args: string[]): Promise<void> {
       progress: { type: 'boolean' },
     },
   });
-  if (positionals.length !== 1) throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);
+  if (positionals.length !== 1)
+    throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);
   const integrator = integratorName(values.integrator);
   const dt = number('--dt', values.dt);
   const steps = integer('--steps', values.steps, 0);
   const every = integer('--every', values.every, 1, Math.max(1, steps));
   const backend = backendName(values.backend, 'cpu');
   const precision = values.precision ?? (backend === 'webgpu' ? 'f32' : 'f64');
-  if (precision !== 'f64' && precision !== 'f32') throw new WeftInputError('--precision', `must be f64 or f32, got '${precision}'`);
+  if (precision !== 'f64' && precision !== 'f32')
+    throw new WeftInputError('--precision', `must be f64 or f32, got '${precision}'`);
   const model = readScene(positionals[0]!);
   const options = {
     backend,
@@ -208,16 +219,27 @@ async function demo(args: string[]): Promise<void> {
     backend = 'cpu';
     simulation = await createSimulation(model, { backend, integrator, dt });
   }
-  console.log(`Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`);
+  console.log(
+    `Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`,
+  );
   console.log(`Backend: ${backend} — ${simulation.description}`);
   try {
     const corner = 0; // particle (0, 0): the free corner opposite the pinned edge
-    const result = await integrate(simulation, steps, steps || 1, new ProgressBar('simulating', steps, process.stdout));
+    const result = await integrate(
+      simulation,
+      steps,
+      steps || 1,
+      new ProgressBar('simulating', steps, process.stdout),
+    );
     const e = energy(model, result.final.positions, result.final.velocities);
     const sag = model.particlePositions[3 * corner + 1]! - result.final.positions[3 * corner + 1]!;
-    console.log(`Simulated ${(steps * dt).toFixed(3)} s in ${steps} steps: ${result.seconds.toFixed(2)} s wall, ${(steps / result.seconds).toFixed(0)} steps/s, ${((steps * dt) / result.seconds).toFixed(2)} simulated s per wall s`);
+    console.log(
+      `Simulated ${(steps * dt).toFixed(3)} s in ${steps} steps: ${result.seconds.toFixed(2)} s wall, ${(steps / result.seconds).toFixed(0)} steps/s, ${((steps * dt) / result.seconds).toFixed(2)} simulated s per wall s`,
+    );
     console.log(`Free corner sag: ${sag.toFixed(4)} m`);
-    console.log(`Final energy: ${e.total.toFixed(4)} J (kinetic ${e.kinetic.toFixed(4)}, spring ${e.spring.toFixed(4)}, gravity ${e.gravity.toFixed(4)})`);
+    console.log(
+      `Final energy: ${e.total.toFixed(4)} J (kinetic ${e.kinetic.toFixed(4)}, spring ${e.spring.toFixed(4)}, gravity ${e.gravity.toFixed(4)})`,
+    );
   } finally {
     simulation.destroy();
   }
@@ -254,7 +276,8 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'run') await run(rest);
     else if (command === 'demo') await demo(rest);
     else if (command === 'info') await info();
-    else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
+    else if (command === undefined || command === 'help' || command === '--help' || command === '-h')
+      console.log(USAGE);
     else throw new WeftInputError('command', `unknown command '${command}' (run, demo, info, help)`);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

@@ -1,8 +1,14 @@
-import { planStep, validateIntegrationOptions, type IntegrationOptions, type StepPlan } from '../integrators/schemes.ts';
+import {
+  planStep,
+  validateIntegrationOptions,
+  type IntegrationOptions,
+  type StepPlan,
+} from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../simulation-types.ts';
 import { requireFiniteState } from '../state-check.ts';
 import { WeftInputError } from '../errors.ts';
+import { requireStepCount } from '../state-check.ts';
 import {
   accelerations,
   rungeKuttaStage,
@@ -72,6 +78,7 @@ export class CpuSimulation implements Simulation {
   }
 
   step(steps = 1): void {
+    requireStepCount(steps);
     const { model, buffers: b, plan } = this;
     for (let n = 0; n < steps; n++) {
       if (plan.kind === 'symplectic') {
@@ -99,7 +106,13 @@ export class CpuSimulation implements Simulation {
   /** a(x, v) into `accelerations`: the spring pass, then the gather pass. */
   private evaluate(positions: RealArray, velocities: RealArray): void {
     springForces(this.model, positions, velocities, this.springForce);
-    accelerations(this.model, this.springForce, velocities, this.plan.rayleighMass, this.buffers.accelerations);
+    accelerations(
+      this.model,
+      this.springForce,
+      velocities,
+      this.plan.rayleighMass,
+      this.buffers.accelerations,
+    );
   }
 
   finished(): Promise<void> {

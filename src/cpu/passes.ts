@@ -13,7 +13,12 @@ export type RealArray = Float64Array | Float32Array;
  *   f = (k (l − L) + c (v_b − v_a)·n) n          (Hooke + damping along the spring).
  * A spring of zero length has no direction and exerts no force.
  */
-export function springForces(model: Model, positions: RealArray, velocities: RealArray, out: RealArray): void {
+export function springForces(
+  model: Model,
+  positions: RealArray,
+  velocities: RealArray,
+  out: RealArray,
+): void {
   const { springIndices, springRestLength, springStiffness, springDamping } = model;
   for (let s = 0; s < model.springCount; s++) {
     const a = 3 * springIndices[2 * s]!;
@@ -28,7 +33,9 @@ export function springForces(model: Model, positions: RealArray, velocities: Rea
         (velocities[b]! - velocities[a]!) * dx +
         (velocities[b + 1]! - velocities[a + 1]!) * dy +
         (velocities[b + 2]! - velocities[a + 2]!) * dz;
-      magnitude = (springStiffness[s]! * (length - springRestLength[s]!) + (springDamping[s]! * closing) / length) / length;
+      magnitude =
+        (springStiffness[s]! * (length - springRestLength[s]!) + (springDamping[s]! * closing) / length) /
+        length;
     }
     out[3 * s] = magnitude * dx;
     out[3 * s + 1] = magnitude * dy;

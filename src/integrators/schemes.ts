@@ -8,17 +8,19 @@ import { WeftInputError } from '../errors.ts';
 export const INTEGRATORS = {
   'explicit-euler': {
     order: 1,
-    summary: 'x₊ = x + h v, v₊ = v + h a(x, v). Unstable on an undamped oscillator at every h (amplitude grows).',
+    summary:
+      'x₊ = x + h v, v₊ = v + h a(x, v). Unstable on an undamped oscillator at every h (amplitude grows).',
   },
   'symplectic-euler': {
     order: 1,
-    summary: 'v₊ = v + h a(x, v), x₊ = x + h v₊ (SOFA EulerExplicit default). Stable for h ω < 2; energy bounded.',
+    summary:
+      'v₊ = v + h a(x, v), x₊ = x + h v₊ (SOFA EulerExplicit default). Stable for h ω < 2; energy bounded.',
   },
   rk2: {
     order: 2,
     summary: 'Midpoint: a state at t + h/2 from an Euler half step, then the full step with its derivative.',
   },
-  heun: { order: 2, summary: "Heun: k₁ = F(y), k₂ = F(y + h k₁), y₊ = y + h (k₁ + k₂)/2." },
+  heun: { order: 2, summary: 'Heun: k₁ = F(y), k₂ = F(y + h k₁), y₊ = y + h (k₁ + k₂)/2.' },
   rk4: { order: 4, summary: 'Classic fourth-order Runge–Kutta, weights 1/6, 1/3, 1/3, 1/6.' },
   'central-difference': {
     order: 2,

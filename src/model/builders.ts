@@ -77,7 +77,10 @@ export function buildCloth(options: ClothOptions = {}): Model {
   const [ox, oy, oz] = options.origin ?? [0, 0, 0];
   const vertical = options.orientation === 'vertical';
   if (options.orientation !== undefined && options.orientation !== 'horizontal' && !vertical) {
-    throw new WeftInputError('cloth.orientation', `must be 'horizontal' or 'vertical', got '${String(options.orientation)}'`);
+    throw new WeftInputError(
+      'cloth.orientation',
+      `must be 'horizontal' or 'vertical', got '${String(options.orientation)}'`,
+    );
   }
 
   const positions = new Float64Array(3 * nx * ny);
@@ -143,17 +146,24 @@ export interface RopeOptions {
 export function buildRope(options: RopeOptions = {}): Model {
   const count = positiveInteger('rope.particles', options.particles ?? 16, 2);
   const spacing = options.spacing ?? 0.1;
+  if (!(spacing > 0) || !Number.isFinite(spacing)) {
+    throw new WeftInputError('rope.spacing', `must be a finite number > 0, got ${spacing}`);
+  }
   const [dx, dy, dz] = options.direction ?? [1, 0, 0];
   const norm = Math.hypot(dx, dy, dz);
-  if (!(norm > 0)) throw new WeftInputError('rope.direction', 'must be a non-zero vector');
+  if (!(norm > 0) || !Number.isFinite(norm))
+    throw new WeftInputError('rope.direction', 'must be a non-zero vector');
   const positions = new Float64Array(3 * count);
   for (let i = 0; i < count; i++) {
     positions[3 * i] = (i * spacing * dx) / norm;
     positions[3 * i + 1] = (i * spacing * dy) / norm;
     positions[3 * i + 2] = (i * spacing * dz) / norm;
   }
+  const presets = { none: [], first: [0], both: [0, count - 1] };
   const pins = options.pins ?? 'first';
-  const fixed = pins === 'none' ? [] : pins === 'first' ? [0] : [0, count - 1];
+  const fixed = presets[pins];
+  if (!fixed)
+    throw new WeftInputError('rope.pins', `unknown preset '${String(pins)}' (use none, first or both)`);
   return createModel({
     positions,
     masses: new Float64Array(count).fill(options.particleMass ?? 0.1),

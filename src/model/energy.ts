@@ -26,7 +26,11 @@ export function energy(model: Model, positions: ArrayLike<number>, velocities: A
   for (let s = 0; s < model.springCount; s++) {
     const a = 3 * model.springIndices[2 * s]!;
     const b = 3 * model.springIndices[2 * s + 1]!;
-    const length = Math.hypot(positions[b]! - positions[a]!, positions[b + 1]! - positions[a + 1]!, positions[b + 2]! - positions[a + 2]!);
+    const length = Math.hypot(
+      positions[b]! - positions[a]!,
+      positions[b + 1]! - positions[a + 1]!,
+      positions[b + 2]! - positions[a + 2]!,
+    );
     spring += 0.5 * model.springStiffness[s]! * (length - model.springRestLength[s]!) ** 2;
   }
   return { kinetic, spring, gravity, total: kinetic + spring + gravity };

@@ -83,7 +83,8 @@ function requireIndex(field: string, value: number, particleCount: number): void
 
 /** A per-spring value given as one number or an array of s numbers. */
 function perSpring(field: string, value: number | ArrayLike<number>, springCount: number): Float64Array {
-  const values = typeof value === 'number' ? new Float64Array(springCount).fill(value) : Float64Array.from(value);
+  const values =
+    typeof value === 'number' ? new Float64Array(springCount).fill(value) : Float64Array.from(value);
   if (typeof value === 'number') requireFinite(field, [value]);
   else requireLength(field, values, springCount, 'one per spring');
   requireFinite(field, values);
@@ -119,7 +120,8 @@ export function createModel(description: ModelDescription): Model {
   for (let i = 0; i < particleCount; i++) {
     const mass = particleMass[i] as number;
     if (particleFixed[i]) continue;
-    if (mass <= 0) throw new WeftInputError(`particles.masses[${i}]`, `must be > 0 on a free particle, got ${mass}`);
+    if (mass <= 0)
+      throw new WeftInputError(`particles.masses[${i}]`, `must be > 0 on a free particle, got ${mass}`);
     particleInvMass[i] = 1 / mass;
   }
 
@@ -151,7 +153,8 @@ export function createModel(description: ModelDescription): Model {
     const b = springPairs[2 * s + 1] as number;
     requireIndex(`springs.pairs[${2 * s}]`, a, particleCount);
     requireIndex(`springs.pairs[${2 * s + 1}]`, b, particleCount);
-    if (a === b) throw new WeftInputError(`springs.pairs[${2 * s}]`, `spring ${s} joins particle ${a} to itself`);
+    if (a === b)
+      throw new WeftInputError(`springs.pairs[${2 * s}]`, `spring ${s} joins particle ${a} to itself`);
     springIndices[2 * s] = a;
     springIndices[2 * s + 1] = b;
   }
@@ -184,7 +187,8 @@ export function createModel(description: ModelDescription): Model {
   }
   springRestLength.forEach((length, s) => {
     if (!(length > 0)) {
-      const hint = description.springRestLengths === undefined ? ' (its particles start at the same place)' : '';
+      const hint =
+        description.springRestLengths === undefined ? ' (its particles start at the same place)' : '';
       throw new WeftInputError(`springs.restLengths[${s}]`, `must be > 0, got ${length}${hint}`);
     }
   });

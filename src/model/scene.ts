@@ -9,7 +9,12 @@ import { createModel, type Model } from './model.ts';
 export type SceneFile =
   | {
       particles: { positions: number[]; velocities?: number[]; masses: number[]; fixed?: number[] };
-      springs: { pairs: number[]; stiffness: number | number[]; restLengths?: number[]; damping?: number | number[] };
+      springs: {
+        pairs: number[];
+        stiffness: number | number[];
+        restLengths?: number[];
+        damping?: number | number[];
+      };
       gravity?: [number, number, number];
     }
   | { cloth: ClothOptions; gravity?: [number, number, number] }
@@ -19,15 +24,20 @@ type Json = Record<string, unknown>;
 
 function object(field: string, value: unknown): Json {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new WeftInputError(field, `must be an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+    throw new WeftInputError(
+      field,
+      `must be an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+    );
   }
   return value as Json;
 }
 
 function numbers(field: string, value: unknown): number[] {
-  if (!Array.isArray(value)) throw new WeftInputError(field, `must be an array of numbers, got ${typeof value}`);
+  if (!Array.isArray(value))
+    throw new WeftInputError(field, `must be an array of numbers, got ${typeof value}`);
   value.forEach((x, i) => {
-    if (typeof x !== 'number') throw new WeftInputError(`${field}[${i}]`, `must be a number, got ${JSON.stringify(x)}`);
+    if (typeof x !== 'number')
+      throw new WeftInputError(`${field}[${i}]`, `must be a number, got ${JSON.stringify(x)}`);
   });
   return value as number[];
 }
@@ -40,7 +50,10 @@ function numberOrNumbers(field: string, value: unknown): number | number[] {
 function only(field: string, json: Json, allowed: string[]): void {
   for (const key of Object.keys(json)) {
     if (!allowed.includes(key)) {
-      throw new WeftInputError(field ? `${field}.${key}` : key, `unknown field (expected one of: ${allowed.join(', ')})`);
+      throw new WeftInputError(
+        field ? `${field}.${key}` : key,
+        `unknown field (expected one of: ${allowed.join(', ')})`,
+      );
     }
   }
 }
@@ -52,18 +65,74 @@ function gravityOf(json: Json): { gravity?: [number, number, number] } {
   return { gravity: [g[0]!, g[1]!, g[2]!] };
 }
 
+type FieldKind = 'number' | 'vector' | 'string' | 'pins';
+
+const CLOTH_FIELDS: Record<keyof ClothOptions, FieldKind> = {
+  nx: 'number',
+  ny: 'number',
+  spacing: 'number',
+  particleMass: 'number',
+  structuralStiffness: 'number',
+  shearStiffness: 'number',
+  bendStiffness: 'number',
+  damping: 'number',
+  pins: 'pins',
+  orientation: 'string',
+  origin: 'vector',
+  gravity: 'vector',
+};
+
+const ROPE_FIELDS: Record<keyof RopeOptions, FieldKind> = {
+  particles: 'number',
+  spacing: 'number',
+  particleMass: 'number',
+  stiffness: 'number',
+  damping: 'number',
+  direction: 'vector',
+  pins: 'string',
+  gravity: 'vector',
+};
+
+/** A builder's options, each field checked for its name and type (the builder checks values). */
+function builderOptions(field: string, value: unknown, fields: Record<string, FieldKind>): Json {
+  const json = object(field, value);
+  only(field, json, Object.keys(fields));
+  for (const [key, option] of Object.entries(json)) {
+    const name = `${field}.${key}`;
+    const kind = fields[key];
+    if (kind === 'number' && typeof option !== 'number') {
+      throw new WeftInputError(name, `must be a number, got ${JSON.stringify(option)}`);
+    }
+    if (kind === 'string' && typeof option !== 'string') {
+      throw new WeftInputError(name, `must be a string, got ${JSON.stringify(option)}`);
+    }
+    if (kind === 'vector' && numbers(name, option).length !== 3) {
+      throw new WeftInputError(name, 'must have 3 entries (x, y, z)');
+    }
+    if (kind === 'pins' && typeof option !== 'string') numbers(name, option);
+  }
+  return json;
+}
+
 /** Parses and validates a scene (already JSON-decoded) into a model. */
 export function parseScene(scene: unknown): Model {
   const json = object('scene', scene);
   if ('cloth' in json) {
     only('', json, ['cloth', 'gravity']);
-    return buildCloth({ ...(object('cloth', json['cloth']) as ClothOptions), ...gravityOf(json) });
+    return buildCloth({
+      ...(builderOptions('cloth', json['cloth'], CLOTH_FIELDS) as ClothOptions),
+      ...gravityOf(json),
+    });
   }
   if ('rope' in json) {
     only('', json, ['rope', 'gravity']);
-    return buildRope({ ...(object('rope', json['rope']) as RopeOptions), ...gravityOf(json) });
+    return buildRope({
+      ...(builderOptions('rope', json['rope'], ROPE_FIELDS) as RopeOptions),
+      ...gravityOf(json),
+    });
   }
-  if (!('particles' in json)) throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
+  if (!('particles' in json))
+    throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
   if (!('springs' in json)) throw new WeftInputError('springs', 'missing');
   only('', json, ['particles', 'springs', 'gravity']);
   const particles = object('particles', json['particles']);
@@ -79,10 +148,16 @@ export function parseScene(scene: unknown): Model {
     masses: numbers('particles.masses', particles['masses']),
     springPairs: numbers('springs.pairs', springs['pairs']),
     springStiffness: numberOrNumbers('springs.stiffness', springs['stiffness']),
-    ...(particles['velocities'] !== undefined ? { velocities: numbers('particles.velocities', particles['velocities']) } : {}),
+    ...(particles['velocities'] !== undefined
+      ? { velocities: numbers('particles.velocities', particles['velocities']) }
+      : {}),
     ...(particles['fixed'] !== undefined ? { fixed: numbers('particles.fixed', particles['fixed']) } : {}),
-    ...(springs['restLengths'] !== undefined ? { springRestLengths: numbers('springs.restLengths', springs['restLengths']) } : {}),
-    ...(springs['damping'] !== undefined ? { springDamping: numberOrNumbers('springs.damping', springs['damping']) } : {}),
+    ...(springs['restLengths'] !== undefined
+      ? { springRestLengths: numbers('springs.restLengths', springs['restLengths']) }
+      : {}),
+    ...(springs['damping'] !== undefined
+      ? { springDamping: numberOrNumbers('springs.damping', springs['damping']) }
+      : {}),
     ...gravityOf(json),
   });
 }

@@ -4,6 +4,10 @@
  * other adapter answers.
  */
 
+import type * as NodeFs from 'node:fs';
+import type * as NodeOs from 'node:os';
+import type * as NodePath from 'node:path';
+
 /** Where Debian's chromium package puts its SwiftShader Vulkan ICD. */
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -25,7 +29,9 @@ export interface AdapterReport {
 
 export function describeAdapterInfo(info: GPUAdapterInfo): string {
   const details = [info.device, info.description].filter((s) => s && s.length > 0).join(', ');
-  return `${info.vendor || 'unknown vendor'} ${info.architecture || ''}`.trim() + (details ? ` (${details})` : '');
+  return (
+    `${info.vendor || 'unknown vendor'} ${info.architecture || ''}`.trim() + (details ? ` (${details})` : '')
+  );
 }
 
 function isNode(): boolean {
@@ -55,20 +61,25 @@ async function loadDawn(): Promise<DawnModule> {
 
 async function fileExists(path: string): Promise<boolean> {
   const fs = 'node:fs';
-  const { existsSync } = (await import(/* @vite-ignore */ fs)) as typeof import('node:fs');
+  const { existsSync } = (await import(/* @vite-ignore */ fs)) as typeof NodeFs;
   return existsSync(path);
 }
 
+/** One private directory per user, reused by every process (nothing piles up in /tmp). */
 async function privateTempDirectory(): Promise<string> {
   const [fs, os, path] = ['node:fs', 'node:os', 'node:path'];
-  const { mkdtempSync } = (await import(/* @vite-ignore */ fs)) as typeof import('node:fs');
-  const { tmpdir } = (await import(/* @vite-ignore */ os)) as typeof import('node:os');
-  const { join } = (await import(/* @vite-ignore */ path)) as typeof import('node:path');
-  return mkdtempSync(join(tmpdir(), 'weft-xdg-'));
+  const { mkdirSync } = (await import(/* @vite-ignore */ fs)) as typeof NodeFs;
+  const { tmpdir, userInfo } = (await import(/* @vite-ignore */ os)) as typeof NodeOs;
+  const { join } = (await import(/* @vite-ignore */ path)) as typeof NodePath;
+  const directory = join(tmpdir(), `weft-xdg-${userInfo().uid}`);
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  return directory;
 }
 
 /** Finds an adapter, or throws {@link WebGpuUnavailableError} saying why none was found. */
-export async function findAdapter(powerPreference: GPUPowerPreference = 'high-performance'): Promise<AdapterReport> {
+export async function findAdapter(
+  powerPreference: GPUPowerPreference = 'high-performance',
+): Promise<AdapterReport> {
   if (!isNode()) {
     if (typeof navigator === 'undefined' || !navigator.gpu) {
       throw new WebGpuUnavailableError('this browser has no navigator.gpu (WebGPU is off or unsupported)');
@@ -96,13 +107,20 @@ export async function findAdapter(powerPreference: GPUPowerPreference = 'high-pe
   if (process.env['VK_ICD_FILENAMES']) via += `, VK_ICD_FILENAMES=${process.env['VK_ICD_FILENAMES']}`;
   if (!adapter) {
     const hints = [];
-    if (!(await fileExists('/usr/lib/x86_64-linux-gnu/libvulkan.so.1')) && !(await fileExists('/usr/lib/aarch64-linux-gnu/libvulkan.so.1'))) {
+    if (
+      !(await fileExists('/usr/lib/x86_64-linux-gnu/libvulkan.so.1')) &&
+      !(await fileExists('/usr/lib/aarch64-linux-gnu/libvulkan.so.1'))
+    ) {
       hints.push('the Vulkan loader libvulkan.so.1 is missing (apt-get install -y libvulkan1)');
     }
     if (!(await fileExists(SWIFTSHADER_ICD))) {
-      hints.push(`no GPU driver answered and there is no software driver at ${SWIFTSHADER_ICD} (apt-get install -y chromium)`);
+      hints.push(
+        `no GPU driver answered and there is no software driver at ${SWIFTSHADER_ICD} (apt-get install -y chromium)`,
+      );
     }
-    throw new WebGpuUnavailableError(`Dawn found no Vulkan adapter${hints.length ? `: ${hints.join('; ')}` : ''}`);
+    throw new WebGpuUnavailableError(
+      `Dawn found no Vulkan adapter${hints.length ? `: ${hints.join('; ')}` : ''}`,
+    );
   }
   return { adapter, name: describeAdapterInfo(adapter.info), via };
 }
@@ -121,7 +139,11 @@ export interface AcquiredDevice {
 export async function acquireDevice(borrowed?: GPUDevice): Promise<AcquiredDevice> {
   if (borrowed) {
     const info = (borrowed as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
-    return { device: borrowed, owned: false, adapterName: info ? describeAdapterInfo(info) : 'caller-provided GPUDevice' };
+    return {
+      device: borrowed,
+      owned: false,
+      adapterName: info ? describeAdapterInfo(info) : 'caller-provided GPUDevice',
+    };
   }
   const { adapter, name } = await findAdapter();
   const device = await adapter.requestDevice({

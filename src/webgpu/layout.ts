@@ -49,10 +49,18 @@ function structLayout(info: StructInfo): StructLayout {
 export function reflectKernel(code: string): KernelLayout {
   const reflect = new WgslReflect(code);
   const entry = reflect.entry.compute;
-  if (entry.length !== 1) throw new Error(`a kernel needs exactly one compute entry point, found ${entry.length}`);
+  if (entry.length !== 1)
+    throw new Error(`a kernel needs exactly one compute entry point, found ${entry.length}`);
   const bindings = new Map<string, BindingLayout>();
   for (const v of reflect.uniforms) {
-    bindings.set(v.name, { group: v.group, binding: v.binding, kind: 'uniform', access: '', typeName: v.type.name, stride: 0 });
+    bindings.set(v.name, {
+      group: v.group,
+      binding: v.binding,
+      kind: 'uniform',
+      access: '',
+      typeName: v.type.name,
+      stride: 0,
+    });
   }
   for (const v of reflect.storage) {
     const array = v.type as { format?: TypeInfo; stride?: number };
@@ -88,7 +96,9 @@ export function writeStruct(
     const value = values[name];
     if (value === undefined) throw new Error(`${layout.name}.${name} was not given a value`);
     const components = typeof value === 'number' ? [value] : value;
-    const scalar = member.type.includes('<') ? member.type.slice(member.type.indexOf('<') + 1, -1) : member.type;
+    const scalar = member.type.includes('<')
+      ? member.type.slice(member.type.indexOf('<') + 1, -1)
+      : member.type;
     components.forEach((component, c) => {
       const offset = base + member.offset + 4 * c;
       if (scalar === 'f32') view.setFloat32(offset, component, true);
@@ -103,7 +113,10 @@ export function writeStruct(
 }
 
 /** A struct's bytes, rounded up to 16 bytes (the uniform-buffer alignment of a struct). */
-export function structBytes(layout: StructLayout, values: Readonly<Record<string, number | readonly number[]>>): ArrayBuffer {
+export function structBytes(
+  layout: StructLayout,
+  values: Readonly<Record<string, number | readonly number[]>>,
+): ArrayBuffer {
   const bytes = new ArrayBuffer(Math.ceil(layout.size / 16) * 16);
   writeStruct(layout, values, new DataView(bytes));
   return bytes;

@@ -1,9 +1,14 @@
 import { WeftInputError } from '../errors.ts';
 import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
-import { planStep, validateIntegrationOptions, type IntegrationOptions, type StepPlan } from '../integrators/schemes.ts';
+import {
+  planStep,
+  validateIntegrationOptions,
+  type IntegrationOptions,
+  type StepPlan,
+} from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState } from '../state-check.ts';
+import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { acquireDevice } from './device.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, writeStruct, type KernelLayout } from './layout.ts';
@@ -82,13 +87,23 @@ export function checkDeviceFits(model: Model, limits: GPUSupportedLimits, workgr
       );
     }
   }
-  if (workgroupSize > limits.maxComputeWorkgroupSizeX || workgroupSize > limits.maxComputeInvocationsPerWorkgroup) {
-    throw new WeftInputError('workgroupSize', `${workgroupSize} exceeds the device's limit of ${limits.maxComputeInvocationsPerWorkgroup}`);
+  const maxWorkgroupSize = Math.min(
+    limits.maxComputeWorkgroupSizeX,
+    limits.maxComputeInvocationsPerWorkgroup,
+  );
+  if (workgroupSize > maxWorkgroupSize) {
+    throw new WeftInputError(
+      'workgroupSize',
+      `${workgroupSize} exceeds the device's limit of ${maxWorkgroupSize} (maxComputeWorkgroupSizeX ${limits.maxComputeWorkgroupSizeX}, maxComputeInvocationsPerWorkgroup ${limits.maxComputeInvocationsPerWorkgroup})`,
+    );
   }
   const groups = Math.ceil(Math.max(model.particleCount, model.springCount) / workgroupSize);
   const maxGroups = limits.maxComputeWorkgroupsPerDimension;
   if (groups > maxGroups * maxGroups) {
-    throw new WeftInputError('model', `too large for this device: ${groups} workgroups exceed ${maxGroups}² per dispatch`);
+    throw new WeftInputError(
+      'model',
+      `too large for this device: ${groups} workgroups exceed ${maxGroups}² per dispatch`,
+    );
   }
 }
 
@@ -131,7 +146,13 @@ export class WebGpuSimulation implements Simulation {
     }
   }
 
-  private constructor(model: Model, options: WebGpuSimulationOptions, device: GPUDevice, owned: boolean, adapterName: string) {
+  private constructor(
+    model: Model,
+    options: WebGpuSimulationOptions,
+    device: GPUDevice,
+    owned: boolean,
+    adapterName: string,
+  ) {
     const valid = validateIntegrationOptions(options);
     const workgroupSize = options.workgroupSize ?? 64;
     if (!Number.isInteger(workgroupSize) || workgroupSize < 1) {
@@ -155,8 +176,17 @@ export class WebGpuSimulation implements Simulation {
     const n = model.particleCount;
     const layouts = kernels();
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    const create = (label: string, bytes: number, usage: GPUBufferUsageFlags, data?: ArrayBuffer): GPUBuffer => {
-      const buffer = device.createBuffer({ label: `WebGpuSimulation.${label}`, size: Math.max(16, Math.ceil(bytes / 4) * 4), usage });
+    const create = (
+      label: string,
+      bytes: number,
+      usage: GPUBufferUsageFlags,
+      data?: ArrayBuffer,
+    ): GPUBuffer => {
+      const buffer = device.createBuffer({
+        label: `WebGpuSimulation.${label}`,
+        size: Math.max(16, Math.ceil(bytes / 4) * 4),
+        usage,
+      });
       if (data) device.queue.writeBuffer(buffer, 0, data);
       this.buffers.push(buffer);
       return buffer;
@@ -167,7 +197,12 @@ export class WebGpuSimulation implements Simulation {
       return out.buffer;
     };
 
-    this.positions = create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4s(model.particlePositions, 1));
+    this.positions = create(
+      'positions',
+      n * VEC4_BYTES,
+      storage | GPUBufferUsage.VERTEX,
+      vec4s(model.particlePositions, 1),
+    );
     this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4s(model.particleVelocities, 0));
     const stagePositions = create('stagePositions', n * VEC4_BYTES, storage);
     const stageVelocities = create('stageVelocities', n * VEC4_BYTES, storage);
@@ -175,9 +210,24 @@ export class WebGpuSimulation implements Simulation {
     const sumPositions = create('sumPositions', n * VEC4_BYTES, storage);
     const sumVelocities = create('sumVelocities', n * VEC4_BYTES, storage);
     const springForces = create('springForces', model.springCount * VEC4_BYTES, storage);
-    const particleInvMass = create('particleInvMass', n * 4, storage, Float32Array.from(model.particleInvMass).buffer);
-    const incidentOffsets = create('incidentOffsets', (n + 1) * 4, storage, model.incidence.offsets.slice().buffer);
-    const incidentSprings = create('incidentSprings', model.incidence.entries.length * 4, storage, model.incidence.entries.slice().buffer);
+    const particleInvMass = create(
+      'particleInvMass',
+      n * 4,
+      storage,
+      Float32Array.from(model.particleInvMass).buffer,
+    );
+    const incidentOffsets = create(
+      'incidentOffsets',
+      (n + 1) * 4,
+      storage,
+      model.incidence.offsets.slice().buffer,
+    );
+    const incidentSprings = create(
+      'incidentSprings',
+      model.incidence.entries.length * 4,
+      storage,
+      model.incidence.entries.slice().buffer,
+    );
 
     const springLayout = layouts.springForces.structs.get('Spring')!;
     const springStride = layouts.springForces.bindings.get('springs')!.stride;
@@ -214,15 +264,31 @@ export class WebGpuSimulation implements Simulation {
 
     const pass = (name: KernelName, label: string, threads: number, bound: Record<string, GPUBuffer>) => {
       const target = pipeline(device, name, workgroupSize);
-      return { pipeline: target, bindGroup: bindByName(device, `WebGpuSimulation.${label}`, target, layouts[name], bound), threads };
+      return {
+        pipeline: target,
+        bindGroup: bindByName(device, `WebGpuSimulation.${label}`, target, layouts[name], bound),
+        threads,
+      };
     };
-    const shared = { params, springs, springForces, incidentOffsets, incidentSprings, particleInvMass, accelerations };
+    const shared = {
+      params,
+      springs,
+      springForces,
+      incidentOffsets,
+      incidentSprings,
+      particleInvMass,
+      accelerations,
+    };
     // a(x, v) at the step's state or at the Runge–Kutta stage state: spring pass, then gather pass.
     const evaluate = (at: 'state' | 'stage') => {
       const evalPositions = at === 'state' ? this.positions : stagePositions;
       const evalVelocities = at === 'state' ? this.velocities : stageVelocities;
       return [
-        pass('springForces', `springForces.${at}`, model.springCount, { ...shared, evalPositions, evalVelocities }),
+        pass('springForces', `springForces.${at}`, model.springCount, {
+          ...shared,
+          evalPositions,
+          evalVelocities,
+        }),
         pass('accelerations', `accelerations.${at}`, n, { ...shared, evalVelocities }),
       ];
     };
@@ -236,13 +302,19 @@ export class WebGpuSimulation implements Simulation {
           accelerationScale: this.plan.accelerationScale,
         }),
       );
-      this.passes = [[...evaluate('state'), pass('symplecticUpdate', 'symplecticUpdate', n, { ...state, update })]];
+      this.passes = [
+        [...evaluate('state'), pass('symplecticUpdate', 'symplecticUpdate', n, { ...state, update })],
+      ];
     } else {
       const stageLayout = layouts.rungeKuttaStage.structs.get('RungeKuttaStage')!;
       this.passes = rungeKuttaStages(this.plan, valid.dt).map((stage, i) => {
         const coefficients = uniform(
           `rungeKuttaStage${i + 1}`,
-          structBytes(stageLayout, { ...stage, isFirst: stage.isFirst ? 1 : 0, isLast: stage.isLast ? 1 : 0 }),
+          structBytes(stageLayout, {
+            ...stage,
+            isFirst: stage.isFirst ? 1 : 0,
+            isLast: stage.isLast ? 1 : 0,
+          }),
         );
         return [
           ...evaluate(stage.isFirst ? 'state' : 'stage'),
@@ -290,7 +362,7 @@ export class WebGpuSimulation implements Simulation {
   }
 
   step(steps = 1): void {
-    if (!Number.isInteger(steps) || steps < 0) throw new WeftInputError('steps', `must be an integer ≥ 0, got ${steps}`);
+    requireStepCount(steps);
     for (let done = 0; done < steps; done += this.stepsPerSubmit) {
       const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.step' });
       this.encode(encoder, Math.min(this.stepsPerSubmit, steps - done));
@@ -302,7 +374,16 @@ export class WebGpuSimulation implements Simulation {
     return this.device.queue.onSubmittedWorkDone();
   }
 
-  async readState(): Promise<SimulationState> {
+  /** Reads in flight share one staging buffer, so each waits for the one before it. */
+  private pendingRead: Promise<unknown> = Promise.resolve();
+
+  readState(): Promise<SimulationState> {
+    const read = this.pendingRead.then(() => this.readStateNow());
+    this.pendingRead = read.catch(() => undefined);
+    return read;
+  }
+
+  private async readStateNow(): Promise<SimulationState> {
     const n = this.model.particleCount;
     const bytes = n * VEC4_BYTES;
     const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.readState' });

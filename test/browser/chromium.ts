@@ -13,7 +13,11 @@ import { createServer, type ViteDevServer } from 'vite';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Where a Chromium or Chrome is looked for when no environment variable names one. */
-export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+export const CHROMIUM_CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+];
 
 /**
  * Flags that give headless Chromium a WebGPU adapter without a GPU: Dawn on Vulkan, with
@@ -116,7 +120,10 @@ export async function startBrowserSession(): Promise<BrowserSession> {
       const pageErrors: string[] = [];
       page.on('pageerror', (error) => pageErrors.push(`page error: ${(error as Error).message}`));
       page.on('console', (message) => {
-        if (message.type() === 'error') pageErrors.push(`console error: ${message.text()}`);
+        if (message.type() === 'error') {
+          const url = message.location().url;
+          pageErrors.push(`console error: ${message.text()}${url ? ` (${url})` : ''}`);
+        }
       });
       const response = await page.goto(`${baseUrl}${path}`, { waitUntil: 'load' });
       if (!response?.ok()) throw new Error(`GET ${path}: HTTP ${response?.status() ?? 'no response'}`);

@@ -6,6 +6,7 @@ import { describeAdapterInfo } from '../../src/webgpu/device.ts';
 import {
   compareGpuWithCpu,
   gpuPositions,
+  provokeValidationErrors,
   watchUncapturedErrors,
   withErrorScopes,
   type DeterminismResult,
@@ -24,7 +25,9 @@ async function requestDevice(): Promise<{ adapter: string; device: GPUDevice }> 
   }
   const adapter = await navigator.gpu.requestAdapter();
   if (!adapter) {
-    throw new Error('navigator.gpu.requestAdapter() returned null: no WebGPU adapter (SwiftShader expected here)');
+    throw new Error(
+      'navigator.gpu.requestAdapter() returned null: no WebGPU adapter (SwiftShader expected here)',
+    );
   }
   const device = await adapter.requestDevice({ label: 'weft-harness' });
   return { adapter: describeAdapterInfo(adapter.info), device };
@@ -57,6 +60,14 @@ const harness: WeftHarness = {
       return { first, second };
     });
     return { adapter, ...value, errors };
+  },
+  async provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }> {
+    const { device } = await requestDevice();
+    try {
+      return await provokeValidationErrors(device);
+    } finally {
+      device.destroy();
+    }
   },
 };
 

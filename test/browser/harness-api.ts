@@ -9,6 +9,8 @@ export interface WeftHarness {
   runCase(c: GpuCase): Promise<GpuCaseResult>;
   /** Runs `c` twice on the GPU, each on a fresh simulation of one device, for a bit-for-bit check. */
   runDeterminism(c: GpuCase): Promise<DeterminismResult>;
+  /** Makes one invalid buffer inside error scopes and one outside, on a device of its own. */
+  provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
 }
 
 declare global {

@@ -22,7 +22,10 @@ export interface ExpectCloseOptions {
 }
 
 /** The largest |actual − expected| over two arrays, and where it is (index −1 when empty). */
-export function maxAbsError(actual: ArrayLike<number>, expected: ArrayLike<number>): { error: number; index: number } {
+export function maxAbsError(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+): { error: number; index: number } {
   let error = 0;
   let index = actual.length > 0 ? 0 : -1;
   for (let k = 0; k < Math.min(actual.length, expected.length); k++) {
@@ -41,10 +44,15 @@ function allowed(tolerance: Tolerance, expected: number): number {
   return tolerance.absolute + (tolerance.relative ?? 0) * Math.abs(expected);
 }
 
+/** 1e-6 rather than 0.000001. */
+function formatBound(x: number): string {
+  return x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6) ? x.toExponential() : String(x);
+}
+
 function describeTolerance(tolerance: Tolerance): string {
-  if (typeof tolerance === 'number') return `|actual − expected| ≤ ${tolerance}`;
-  const relative = tolerance.relative ? ` + ${tolerance.relative}·|expected|` : '';
-  return `|actual − expected| ≤ ${tolerance.absolute}${relative}`;
+  if (typeof tolerance === 'number') return `|actual − expected| ≤ ${formatBound(tolerance)}`;
+  const relative = tolerance.relative ? ` + ${formatBound(tolerance.relative)}·|expected|` : '';
+  return `|actual − expected| ≤ ${formatBound(tolerance.absolute)}${relative}`;
 }
 
 function entryName(k: number, stride: number): string {

@@ -3,7 +3,13 @@
  * the browser harness (test/browser/gpu-harness.ts, served by Vite). No vitest and no Node APIs
  * here: this file runs in both places.
  */
-import { buildCloth, createModel, createSimulation, type IntegratorName, type Model } from '../../src/index.ts';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  type IntegratorName,
+  type Model,
+} from '../../src/index.ts';
 
 /** The scenes a case can run. */
 export const SCENES = ['spring', 'cloth16'] as const;
@@ -75,7 +81,10 @@ export function buildScene(scene: SceneName): Model {
  * Runs `run` inside validation, internal and out-of-memory error scopes and returns every error
  * they caught. The scopes are popped even when `run` throws; the thrown error then carries them.
  */
-export async function withErrorScopes<T>(device: GPUDevice, run: () => Promise<T>): Promise<{ value: T; errors: string[] }> {
+export async function withErrorScopes<T>(
+  device: GPUDevice,
+  run: () => Promise<T>,
+): Promise<{ value: T; errors: string[] }> {
   const filters: GPUErrorFilter[] = ['validation', 'internal', 'out-of-memory'];
   for (const filter of filters) device.pushErrorScope(filter);
   let value: T | undefined;
@@ -95,7 +104,9 @@ export async function withErrorScopes<T>(device: GPUDevice, run: () => Promise<T
   }
   if (failed) {
     const message = failure instanceof Error ? failure.message : String(failure);
-    throw new Error(errors.length ? `${message}\nGPU errors:\n${errors.join('\n')}` : message, { cause: failure });
+    throw new Error(errors.length ? `${message}\nGPU errors:\n${errors.join('\n')}` : message, {
+      cause: failure,
+    });
   }
   return { value: value as T, errors };
 }
@@ -107,6 +118,26 @@ export function watchUncapturedErrors(device: GPUDevice): string[] {
     messages.push(`uncaptured: ${(event as GPUUncapturedErrorEvent).error.message}`);
   });
   return messages;
+}
+
+/**
+ * Self-check of the error capture, so that "no GPU errors" is an assertion that can fail: makes
+ * an invalid buffer (usage 0) inside {@link withErrorScopes} and another outside any scope, and
+ * returns what the scopes and the uncaptured-error listener saw of them.
+ */
+export async function provokeValidationErrors(
+  device: GPUDevice,
+): Promise<{ scoped: string[]; uncaptured: string[] }> {
+  const uncaptured = watchUncapturedErrors(device);
+  const invalid = (label: string): void => void device.createBuffer({ label, size: 16, usage: 0 });
+  const { errors: scoped } = await withErrorScopes(device, () =>
+    Promise.resolve(invalid('weft-test.scoped')),
+  );
+  invalid('weft-test.uncaptured');
+  await device.queue.onSubmittedWorkDone();
+  // The uncapturederror event is dispatched as a task: give it one turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return { scoped, uncaptured };
 }
 
 /**
