@@ -10,12 +10,22 @@ export {
 } from './model/builders.ts';
 export { parseScene, type SceneFile } from './model/scene.ts';
 export { energy, type Energy } from './model/energy.ts';
+export { INTEGRATORS, INTEGRATOR_NAMES, type IntegratorName } from './integrators/catalog.ts';
 export {
-  INTEGRATORS,
-  INTEGRATOR_NAMES,
-  type IntegratorName,
+  EXPLICIT_INTEGRATORS,
+  EXPLICIT_INTEGRATOR_NAMES,
+  type ExplicitIntegratorName,
   type IntegrationOptions,
 } from './integrators/schemes.ts';
+export {
+  IMPLICIT_INTEGRATORS,
+  IMPLICIT_INTEGRATOR_NAMES,
+  type ImplicitIntegratorName,
+  type ImplicitOptions,
+  type LinearSolverName,
+  type SolverStats,
+} from './integrators/implicit-options.ts';
+export { CpuImplicitSimulation, type CpuImplicitOptions } from './cpu/cpu-implicit-simulation.ts';
 export type { Simulation, SimulationState } from './simulation-types.ts';
 export { createSimulation, type SimulationOptions } from './simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';

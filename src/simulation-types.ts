@@ -1,5 +1,6 @@
-import type { IntegratorName } from './integrators/schemes.ts';
+import type { IntegratorName } from './integrators/catalog.ts';
 import type { Model } from './model/model.ts';
+import type { SolverStats } from './integrators/implicit-options.ts';
 
 /** A state read back from a simulation; float64 copies, xyz interleaved. */
 export interface SimulationState {
@@ -11,6 +12,8 @@ export interface SimulationState {
   readonly positions: Float64Array;
   /** [3n], m/s. */
   readonly velocities: Float64Array;
+  /** [3n], kg·m/s: the momentum of variational-symplectic-implicit, which differs from M v. */
+  readonly momenta?: Float64Array;
 }
 
 /** Progress of a long {@link Simulation.advance}. */
@@ -39,6 +42,8 @@ export interface Simulation {
    * a diverged state is never used as if it were a result.
    */
   readState(): Promise<SimulationState>;
+  /** Linear-solver and Newton statistics of the implicit integrators; null for explicit ones. */
+  readSolverStats(): Promise<SolverStats | null>;
   /** Frees what the simulation created (never a borrowed GPUDevice). */
   destroy(): void;
 }

@@ -1,12 +1,34 @@
-import { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';
+import { CpuImplicitSimulation } from './cpu/cpu-implicit-simulation.ts';
+import { CpuSimulation } from './cpu/cpu-simulation.ts';
 import { WeftInputError } from './errors.ts';
+import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from './integrators/catalog.ts';
+import { isImplicit, type ImplicitOptions } from './integrators/implicit-options.ts';
 import type { Model } from './model/model.ts';
 import type { Simulation } from './simulation-types.ts';
-import { WebGpuSimulation, type WebGpuSimulationOptions } from './webgpu/webgpu-simulation.ts';
+import { WebGpuImplicitSimulation } from './webgpu/webgpu-implicit-simulation.ts';
+import { WebGpuSimulation } from './webgpu/webgpu-simulation.ts';
 
-/** Options of {@link createSimulation}: the integration options plus the backend's own. */
-export type SimulationOptions =
-  ({ backend?: 'cpu' } & CpuSimulationOptions) | ({ backend: 'webgpu' } & WebGpuSimulationOptions);
+/** Options of {@link createSimulation}. Units are SI; each has a default unless marked required. */
+export interface SimulationOptions extends ImplicitOptions {
+  /** 'cpu' (the reference, default) or 'webgpu'. */
+  backend?: 'cpu' | 'webgpu';
+  /** Required: one of {@link INTEGRATOR_NAMES}. */
+  integrator: IntegratorName;
+  /** Required: the step h, s; finite and > 0. */
+  dt: number;
+  /** Rayleigh mass damping r_m (force −r_m M v), 1/s. Default 0. */
+  rayleighMass?: number;
+  /** Rayleigh stiffness damping r_k (force −r_k K v), s. Default 0; implicit integrators only. */
+  rayleighStiffness?: number;
+  /** CPU storage precision, 'f64' (default) or 'f32'. The WebGPU path is always f32. */
+  precision?: 'f64' | 'f32';
+  /** WebGPU: a device of the caller's, borrowed and never destroyed. Default: Weft requests one. */
+  device?: GPUDevice;
+  /** WebGPU: threads per workgroup. Default 64. */
+  workgroupSize?: number;
+  /** WebGPU: steps encoded per command buffer. Default 64 (explicit), 8 (implicit). */
+  stepsPerSubmit?: number;
+}
 
 /**
  * Creates a simulation of `model` on the CPU reference path (default) or on WebGPU. Every option
@@ -14,16 +36,27 @@ export type SimulationOptions =
  */
 export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation> {
   const backend = options.backend ?? 'cpu';
-  if (backend === 'cpu') return new CpuSimulation(model, options as CpuSimulationOptions);
-  if (backend === 'webgpu') {
-    const precision = (options as { precision?: string }).precision;
-    if (precision !== undefined && precision !== 'f32') {
-      throw new WeftInputError(
-        'precision',
-        `the webgpu backend computes in f32 (WGSL has no f64), got '${precision}'`,
-      );
-    }
-    return WebGpuSimulation.create(model, options as WebGpuSimulationOptions);
+  if (backend !== 'cpu' && backend !== 'webgpu') {
+    throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
   }
-  throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
+  if (backend === 'webgpu' && options.precision !== undefined && options.precision !== 'f32') {
+    throw new WeftInputError(
+      'precision',
+      `the webgpu backend computes in f32 (WGSL has no f64), got '${options.precision}'`,
+    );
+  }
+  const integrator = options.integrator;
+  if (!(integrator in INTEGRATORS)) {
+    throw new WeftInputError(
+      'integrator',
+      `unknown integrator '${String(integrator)}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
+    );
+  }
+  if (isImplicit(integrator)) {
+    return backend === 'cpu'
+      ? new CpuImplicitSimulation(model, { ...options, integrator })
+      : WebGpuImplicitSimulation.create(model, { ...options, integrator });
+  }
+  const explicit = { ...options, integrator };
+  return backend === 'cpu' ? new CpuSimulation(model, explicit) : WebGpuSimulation.create(model, explicit);
 }

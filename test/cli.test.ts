@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { CpuSimulation, INTEGRATOR_NAMES, parseScene } from '../src/index.ts';
+import { CpuSimulation, EXPLICIT_INTEGRATOR_NAMES, parseScene } from '../src/index.ts';
 
 // Runs the built CLI as a user would (`npm test` builds first).
 const run = promisify(execFile);
@@ -93,7 +93,7 @@ describe('weft run', () => {
   // The cloth after 100 steps: WebGPU (Node, Dawn) against the CPU float32 path, through the CLI.
   // Tolerance 2e-5 m on a 1.5 m cloth: float32 rounding differences (≈ 1e-7 relative per
   // operation) amplified over 100 steps; explicit Euler grows errors fastest (measured 7e-6).
-  test.each(INTEGRATOR_NAMES)(
+  test.each(EXPLICIT_INTEGRATOR_NAMES)(
     '%s: --backend webgpu agrees with --backend cpu --precision f32',
     async (integrator) => {
       const common = [CLOTH_SCENE, '--integrator', integrator, '--dt', '0.001', '--steps', '100'];

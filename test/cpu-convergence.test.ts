@@ -24,7 +24,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { CpuSimulation } from '../src/cpu/cpu-simulation.ts';
-import type { IntegratorName } from '../src/integrators/schemes.ts';
+import type { ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { createModel } from '../src/model/model.ts';
 
 const m = 0.25;
@@ -39,7 +39,7 @@ const ORDER_TOLERANCE = 0.15;
 type Start = 'collocated' | 'half-step';
 
 interface ConvergenceCase {
-  integrator: IntegratorName;
+  integrator: ExplicitIntegratorName;
   start: Start;
   expectedOrder: number;
   /** Steps per period at the coarsest h; then 2×, 4×, 8×. */
@@ -58,7 +58,7 @@ const CASES: ConvergenceCase[] = [
 ];
 
 /** Largest position error over one period with `steps` steps per period. */
-async function maxError(integrator: IntegratorName, start: Start, steps: number): Promise<number> {
+async function maxError(integrator: ExplicitIntegratorName, start: Start, steps: number): Promise<number> {
   const h = PERIOD / steps;
   // v(−h/2) = A ω sin(ω h/2) u for the leapfrog start; v(0) = 0 otherwise.
   const speed = start === 'half-step' ? A * omega * Math.sin((omega * h) / 2) : 0;

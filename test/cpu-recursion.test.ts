@@ -30,7 +30,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { CpuSimulation } from '../src/cpu/cpu-simulation.ts';
-import { INTEGRATOR_NAMES, type IntegratorName } from '../src/integrators/schemes.ts';
+import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { createModel } from '../src/model/model.ts';
 
 const L = 1;
@@ -59,7 +59,7 @@ function acceleration(y: number, v: number, p: Params): number {
 
 type Recursion = (n: number, p: Params) => { y: number; v: number };
 
-const RECURSIONS: Record<IntegratorName, Recursion> = {
+const RECURSIONS: Record<ExplicitIntegratorName, Recursion> = {
   'explicit-euler': (n, p) => {
     let y = y0;
     let v = v0;
@@ -149,7 +149,7 @@ const RECURSIONS: Record<IntegratorName, Recursion> = {
   },
 };
 
-function simulate(integrator: IntegratorName, p: Params): CpuSimulation {
+function simulate(integrator: ExplicitIntegratorName, p: Params): CpuSimulation {
   const model = createModel({
     positions: [0, 0, 0, 0, y0, 0],
     velocities: [0, 0, 0, 0, v0, 0],
@@ -175,7 +175,7 @@ function expectRelativelyClose(what: string, actual: number, expected: number): 
   }
 }
 
-const cases = INTEGRATOR_NAMES.flatMap((integrator) =>
+const cases = EXPLICIT_INTEGRATOR_NAMES.flatMap((integrator) =>
   [0, 0.5].flatMap((c) =>
     [0, 0.3].flatMap((rm) =>
       [1, 2, 50].map(
@@ -209,7 +209,7 @@ describe('CPU reference against the scalar recursion of each scheme (1-D spring,
 
   test('the cases differ from each other (damping terms are not silently ignored)', () => {
     // A guard against a vacuous comparison: c and r_m each change the 50-step trajectory.
-    for (const integrator of INTEGRATOR_NAMES) {
+    for (const integrator of EXPLICIT_INTEGRATOR_NAMES) {
       const plain = RECURSIONS[integrator](50, { c: 0, rm: 0 });
       expect(RECURSIONS[integrator](50, { c: 0.5, rm: 0 }).y).not.toBeCloseTo(plain.y, 6);
       expect(RECURSIONS[integrator](50, { c: 0, rm: 0.3 }).y).not.toBeCloseTo(plain.y, 6);

@@ -6,7 +6,7 @@
  * No adapter is a failure, not a skip: this environment is meant to have SwiftShader.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
+import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
 import { acquireDevice } from '../src/webgpu/device.ts';
 import {
   RAYLEIGH_INTEGRATORS,
@@ -62,7 +62,7 @@ test('the error capture sees validation errors, scoped and uncaptured', async ()
 });
 
 describe('spring', () => {
-  test.each(INTEGRATOR_NAMES)('%s: GPU matches CPU f32', async (integrator) => {
+  test.each(EXPLICIT_INTEGRATOR_NAMES)('%s: GPU matches CPU f32', async (integrator) => {
     const c: GpuCase = { scene: 'spring', integrator, ...SCENE_TIMING.spring, rayleighMass: 0 };
     await checkGpuAgainstCpu(c, await runCase(c), rows);
   });

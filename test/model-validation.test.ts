@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { CpuSimulation, type CpuSimulationOptions } from '../src/cpu/cpu-simulation.ts';
 import { WeftInputError } from '../src/errors.ts';
-import { INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
+import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
 import { buildCloth, buildRope, type ClothOptions, type ClothPinPreset } from '../src/model/builders.ts';
 import { createModel, type Model, type ModelDescription } from '../src/model/model.ts';
 import { parseScene } from '../src/model/scene.ts';
@@ -157,7 +157,7 @@ describe('CpuSimulation options are validated', () => {
     ['rayleighMass NaN', 'rayleighMass', options({ rayleighMass: NaN })],
     ['rayleighStiffness negative', 'rayleighStiffness', options({ rayleighStiffness: -0.1 })],
     ["precision 'f16'", 'precision', options({ precision: 'f16' })],
-    ...INTEGRATOR_NAMES.map(
+    ...EXPLICIT_INTEGRATOR_NAMES.map(
       (integrator) =>
         [
           `rayleighStiffness non-zero on the explicit ${integrator}`,
@@ -177,7 +177,7 @@ describe('CpuSimulation options are validated', () => {
       'integrator',
     );
     expect(error.message).toContain("'verlet'");
-    for (const name of INTEGRATOR_NAMES) expect(error.message).toContain(name);
+    for (const name of EXPLICIT_INTEGRATOR_NAMES) expect(error.message).toContain(name);
   });
 
   test.each([

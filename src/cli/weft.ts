@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { WeftDivergenceError, WeftInputError } from '../errors.ts';
-import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/schemes.ts';
+import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/catalog.ts';
 import { buildCloth } from '../model/builders.ts';
 import { energy } from '../model/energy.ts';
 import type { Model } from '../model/model.ts';

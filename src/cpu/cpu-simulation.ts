@@ -130,6 +130,10 @@ export class CpuSimulation implements Simulation {
     );
   }
 
+  readSolverStats(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
   destroy(): void {}
 }
 

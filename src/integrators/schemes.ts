@@ -5,7 +5,7 @@ import { WeftInputError } from '../errors.ts';
  * test/cpu-convergence.test.ts). Formulas: spec/sofa-ode-solvers.md and
  * spec/integration-methods-lecture-de.md, with the errata of spec/README.md.
  */
-export const INTEGRATORS = {
+export const EXPLICIT_INTEGRATORS = {
   'explicit-euler': {
     order: 1,
     summary:
@@ -34,8 +34,8 @@ export const INTEGRATORS = {
   },
 } as const satisfies Record<string, { order: number; summary: string }>;
 
-export type IntegratorName = keyof typeof INTEGRATORS;
-export const INTEGRATOR_NAMES = Object.keys(INTEGRATORS) as IntegratorName[];
+export type ExplicitIntegratorName = keyof typeof EXPLICIT_INTEGRATORS;
+export const EXPLICIT_INTEGRATOR_NAMES = Object.keys(EXPLICIT_INTEGRATORS) as ExplicitIntegratorName[];
 
 /**
  * A step as a list of passes shared by the CPU and GPU paths.
@@ -73,7 +73,7 @@ const RUNGE_KUTTA: Record<string, { stageOffsets: number[]; weights: number[] }>
   rk4: { stageOffsets: [0.5, 0.5, 1], weights: [1 / 6, 1 / 3, 1 / 3, 1 / 6] },
 };
 
-export function planStep(name: IntegratorName, h: number, rayleighMass: number): StepPlan {
+export function planStep(name: ExplicitIntegratorName, h: number, rayleighMass: number): StepPlan {
   const tableau = RUNGE_KUTTA[name];
   if (tableau) return { kind: 'runge-kutta', ...tableau, rayleighMass };
   if (name === 'central-difference') {
@@ -93,8 +93,8 @@ export function planStep(name: IntegratorName, h: number, rayleighMass: number):
 
 /** Options shared by every backend. Units are SI. */
 export interface IntegrationOptions {
-  /** Integrator name, one of {@link INTEGRATOR_NAMES}. */
-  integrator: IntegratorName;
+  /** Integrator name, one of {@link EXPLICIT_INTEGRATOR_NAMES}. */
+  integrator: ExplicitIntegratorName;
   /** Time step h, s. Must be finite and > 0. */
   dt: number;
   /** Rayleigh mass damping r_m (force −r_m M v), 1/s. Default 0. */
@@ -107,10 +107,10 @@ export interface IntegrationOptions {
 }
 
 export function validateIntegrationOptions(options: IntegrationOptions): Required<IntegrationOptions> {
-  if (!(options.integrator in INTEGRATORS)) {
+  if (!(options.integrator in EXPLICIT_INTEGRATORS)) {
     throw new WeftInputError(
       'integrator',
-      `unknown integrator '${String(options.integrator)}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
+      `unknown integrator '${String(options.integrator)}' (known: ${EXPLICIT_INTEGRATOR_NAMES.join(', ')})`,
     );
   }
   if (typeof options.dt !== 'number' || !Number.isFinite(options.dt) || options.dt <= 0) {
@@ -127,7 +127,7 @@ export function validateIntegrationOptions(options: IntegrationOptions): Require
   if (rayleighStiffness !== 0) {
     throw new WeftInputError(
       'rayleighStiffness',
-      `the explicit integrator '${options.integrator}' cannot apply stiffness damping (it needs the stiffness matrix); use rayleighMass or spring damping`,
+      `the explicit integrator '${options.integrator}' cannot apply stiffness damping (it needs the stiffness matrix); use an implicit integrator, rayleighMass or spring damping`,
     );
   }
   return { integrator: options.integrator, dt: options.dt, rayleighMass, rayleighStiffness };

@@ -11,7 +11,8 @@ import type { Simulation, SimulationState } from '../simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { acquireDevice } from './device.ts';
 import { kernels, type KernelName } from './kernels.ts';
-import { structBytes, writeStruct, type KernelLayout } from './layout.ts';
+import { structBytes } from './layout.ts';
+import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
 
 /** Options of the WebGPU path. */
 export interface WebGpuSimulationOptions extends IntegrationOptions {
@@ -21,50 +22,6 @@ export interface WebGpuSimulationOptions extends IntegrationOptions {
   workgroupSize?: number;
   /** Steps encoded into one command buffer before it is submitted. Default 64. */
   stepsPerSubmit?: number;
-}
-
-/** Bytes of one vec4<f32> per particle. */
-const VEC4_BYTES = 16;
-
-type Pipelines = Map<string, GPUComputePipeline>;
-const pipelineCache = new WeakMap<GPUDevice, Pipelines>();
-
-function pipeline(device: GPUDevice, name: KernelName, workgroupSize: number): GPUComputePipeline {
-  let cache = pipelineCache.get(device);
-  if (!cache) pipelineCache.set(device, (cache = new Map()));
-  const key = `${name}/${workgroupSize}`;
-  let found = cache.get(key);
-  if (!found) {
-    const kernel = kernels()[name];
-    found = device.createComputePipeline({
-      label: `Weft.${name}`,
-      layout: 'auto',
-      compute: {
-        module: device.createShaderModule({ label: `Weft.${name}`, code: kernel.code }),
-        entryPoint: kernel.entryPoint,
-        constants: { workgroupSize },
-      },
-    });
-    cache.set(key, found);
-  }
-  return found;
-}
-
-/** Binds buffers to a kernel's variables by name, with binding numbers read from its WGSL. */
-function bindByName(
-  device: GPUDevice,
-  label: string,
-  target: GPUComputePipeline,
-  layout: KernelLayout,
-  buffers: Readonly<Record<string, GPUBuffer>>,
-): GPUBindGroup {
-  const entries: GPUBindGroupEntry[] = [];
-  for (const [name, binding] of layout.bindings) {
-    const buffer = buffers[name];
-    if (!buffer) throw new Error(`${label}: no buffer for WGSL variable '${name}'`);
-    entries.push({ binding: binding.binding, resource: { buffer } });
-  }
-  return device.createBindGroup({ label, layout: target.getBindGroupLayout(0), entries });
 }
 
 /**
@@ -191,19 +148,13 @@ export class WebGpuSimulation implements Simulation {
       this.buffers.push(buffer);
       return buffer;
     };
-    const vec4s = (values: Float64Array, w: number): ArrayBuffer => {
-      const out = new Float32Array(4 * n);
-      for (let i = 0; i < n; i++) out.set([values[3 * i]!, values[3 * i + 1]!, values[3 * i + 2]!, w], 4 * i);
-      return out.buffer;
-    };
-
     this.positions = create(
       'positions',
       n * VEC4_BYTES,
       storage | GPUBufferUsage.VERTEX,
-      vec4s(model.particlePositions, 1),
+      vec4Bytes(model.particlePositions, 1),
     );
-    this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4s(model.particleVelocities, 0));
+    this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0));
     const stagePositions = create('stagePositions', n * VEC4_BYTES, storage);
     const stageVelocities = create('stageVelocities', n * VEC4_BYTES, storage);
     const accelerations = create('accelerations', n * VEC4_BYTES, storage);
@@ -229,25 +180,8 @@ export class WebGpuSimulation implements Simulation {
       model.incidence.entries.slice().buffer,
     );
 
-    const springLayout = layouts.springForces.structs.get('Spring')!;
-    const springStride = layouts.springForces.bindings.get('springs')!.stride;
-    const springBytes = new ArrayBuffer(model.springCount * springStride);
-    const springView = new DataView(springBytes);
-    for (let s = 0; s < model.springCount; s++) {
-      writeStruct(
-        springLayout,
-        {
-          particleA: model.springIndices[2 * s]!,
-          particleB: model.springIndices[2 * s + 1]!,
-          restLength: model.springRestLength[s]!,
-          stiffness: model.springStiffness[s]!,
-          damping: model.springDamping[s]!,
-        },
-        springView,
-        s * springStride,
-      );
-    }
-    const springs = create('springs', springBytes.byteLength, storage, springBytes);
+    const springData = springBytes(model);
+    const springs = create('springs', springData.byteLength, storage, springData);
 
     const uniform = (label: string, data: ArrayBuffer): GPUBuffer =>
       create(label, data.byteLength, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, data);
@@ -335,14 +269,6 @@ export class WebGpuSimulation implements Simulation {
     return this.steps;
   }
 
-  /** Workgroup counts for `threads` threads: 1-D, or 2-D past maxComputeWorkgroupsPerDimension. */
-  private dispatchSize(threads: number): [number, number] {
-    const groups = Math.ceil(threads / this.workgroupSize);
-    const maxPerDimension = this.device.limits.maxComputeWorkgroupsPerDimension;
-    if (groups <= maxPerDimension) return [groups, 1];
-    return [maxPerDimension, Math.ceil(groups / maxPerDimension)];
-  }
-
   /** Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own work. */
   encode(encoder: GPUCommandEncoder, steps: number): void {
     const computePass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
@@ -352,7 +278,7 @@ export class WebGpuSimulation implements Simulation {
           if (threads === 0) continue;
           computePass.setPipeline(target);
           computePass.setBindGroup(0, bindGroup);
-          const [x, y] = this.dispatchSize(threads);
+          const [x, y] = dispatchSize(threads, this.workgroupSize, this.device.limits);
           computePass.dispatchWorkgroups(x, y);
         }
       }
@@ -403,6 +329,10 @@ export class WebGpuSimulation implements Simulation {
       }
     }
     return requireFiniteState({ step, time: step * this.dt, positions, velocities });
+  }
+
+  readSolverStats(): Promise<null> {
+    return Promise.resolve(null);
   }
 
   destroy(): void {

@@ -7,7 +7,7 @@ import {
   buildCloth,
   createModel,
   createSimulation,
-  type IntegratorName,
+  type ExplicitIntegratorName,
   type Model,
 } from '../../src/index.ts';
 
@@ -18,7 +18,7 @@ export type SceneName = (typeof SCENES)[number];
 /** One GPU-vs-CPU comparison; plain data, so it can cross into a browser page. */
 export interface GpuCase {
   scene: SceneName;
-  integrator: IntegratorName;
+  integrator: ExplicitIntegratorName;
   /** h, s. */
   dt: number;
   steps: number;

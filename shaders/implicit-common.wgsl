@@ -1,0 +1,102 @@
+// Shared by the implicit kernels (prepended after common.wgsl). Conventions of
+// src/cpu/implicit-passes.ts: K = −∂f/∂x, B = −∂f/∂v; spring s adds J_s (stiffness) and
+// c n nᵀ (damping) as 3×3 blocks, (K u)_a = Σ_s J_s (u_a − u_b).
+
+// One spring at the evaluation point, written by spring-jacobians.wgsl.
+struct SpringState {
+  force: vec4<f32>,        // xyz: force on the first endpoint, N; w: damping c, N·s/m
+  direction: vec4<f32>,    // xyz: unit n from a to b
+  jacobianDiagonal: vec4<f32>,     // J_s xx, yy, zz, N/m
+  jacobianOffDiagonal: vec4<f32>,  // J_s xy, xz, yz, N/m
+}
+
+// Coefficients of a solve and of the Newton loop, written once.
+struct SolverParams {
+  massCoefficient: f32,       // α in A = α M + β B + γ K
+  dampingCoefficient: f32,    // β, s
+  stiffnessCoefficient: f32,  // γ, s²
+  tolerance2: f32,            // (relative residual tolerance)²
+  maxIterations: u32,         // linear-solver iterations per solve
+  preconditioner: u32,        // 0: none (cg), 1: scalar diagonal, 2: 3×3 block diagonal
+  exactJacobian: u32,         // 1: keep the geometric term of compressed springs
+  newtonIterations: u32,      // most Newton iterations per step
+  correctionTolerance: f32,   // backward-euler, ≤ 0 disables
+  residualTolerance: f32,     // backward-euler, relative to the first iteration's residual, ≤ 0 disables
+  absoluteTolerance: f32,     // backward-euler, ≤ 0 disables
+  newtonError: f32,           // variational-symplectic-implicit
+  partialCount: u32,          // workgroups of a per-particle pass (entries of `partials`)
+  h: f32,                     // time step, s
+  particleGroups: vec4<u32>,  // workgroup counts (x, y, 1) of a per-particle pass
+  springGroups: vec4<u32>,    // workgroup counts (x, y, 1) of a per-spring pass
+}
+
+// Scalars of the solver, kept on the GPU so no iteration waits on the CPU. The three vec4s are
+// indirect dispatch arguments: the scalar kernel zeroes them when a solve (or the Newton loop)
+// is done, so the passes encoded after that launch no workgroups.
+struct SolverControl {
+  cgGroups: vec4<u32>,              // per-particle passes of a linear-solver iteration
+  newtonParticleGroups: vec4<u32>,  // per-particle passes of a Newton iteration
+  newtonSpringGroups: vec4<u32>,    // per-spring passes of a Newton iteration
+  rz: f32,             // r·z
+  rr: f32,             // r·r
+  bb: f32,             // b·b
+  alpha: f32,
+  beta: f32,
+  cgIterations: u32,
+  cgConverged: u32,
+  newtonIteration: u32,     // Newton iterations done this step
+  newtonDone: u32,
+  newtonConverged: u32,
+  correction2: f32,         // ‖δa‖² of the last Newton iteration
+  total2: f32,              // ‖Σ δa‖²
+  firstResidual2: f32,      // ‖R‖² after the first iteration
+  startNorm2: f32,          // ‖q₀‖² (variational)
+  newtonChange: f32,        // ‖q_i − q_{i−1}‖/‖q₀‖ (variational)
+  steps: u32,               // totals since creation, read back by readSolverStats()
+  linearSolves: u32,
+  linearIterations: u32,
+  maxLinearIterations: u32,
+  unconvergedSolves: u32,
+  newtonIterations: u32,
+  unconvergedSteps: u32,
+  lastResidual: f32,
+  maxResidual: f32,
+  lastConverged: u32,
+}
+
+// y = D u for a symmetric block with diagonal d = (xx, yy, zz) and off-diagonal o = (xy, xz, yz).
+fn symmetricProduct(d: vec3<f32>, o: vec3<f32>, u: vec3<f32>) -> vec3<f32> {
+  return vec3<f32>(
+    d.x * u.x + o.x * u.y + o.y * u.z,
+    o.x * u.x + d.y * u.y + o.z * u.z,
+    o.y * u.x + o.z * u.y + d.z * u.z,
+  );
+}
+
+// (β c n nᵀ + γ J_s) u: one spring's block of A applied to a difference u_i − u_j.
+fn springBlockProduct(state: SpringState, beta: f32, gamma: f32, u: vec3<f32>) -> vec3<f32> {
+  let n = state.direction.xyz;
+  return gamma * symmetricProduct(state.jacobianDiagonal.xyz, state.jacobianOffDiagonal.xyz, u)
+    + (beta * state.force.w * dot(n, u)) * n;
+}
+
+var<workgroup> reductionScratch: array<vec4<f32>, workgroupSize>;
+
+// Sum of `value` over the workgroup in a fixed tree order (deterministic); every thread gets it.
+// Must be called from uniform control flow; workgroupSize must be a power of two.
+fn workgroupSum(local: u32, value: vec4<f32>) -> vec4<f32> {
+  reductionScratch[local] = value;
+  workgroupBarrier();
+  for (var stride = workgroupSize / 2u; stride > 0u; stride /= 2u) {
+    if (local < stride) {
+      reductionScratch[local] += reductionScratch[local + stride];
+    }
+    workgroupBarrier();
+  }
+  return workgroupUniformLoad(&reductionScratch[0]);
+}
+
+// Index of this workgroup in a 1-D or 2-D grid, for `partials`.
+fn groupIndex(group: vec3<u32>, groups: vec3<u32>) -> u32 {
+  return group.x + group.y * groups.x;
+}

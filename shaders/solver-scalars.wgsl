@@ -1,0 +1,190 @@
+// The scalar steps of the solvers, one workgroup: sums the per-workgroup partials in a fixed
+// tree order (deterministic), then thread 0 updates SolverControl according to `step.mode`
+// (CPU mirror: src/cpu/linear-solver.ts and the Newton loops of src/cpu/cpu-implicit-simulation.ts).
+// It also zeroes the indirect dispatch arguments of passes that must no longer run.
+
+const CG_START: u32 = 0u;         // partials (r·z, b·b): rz, bb, rr = bb; done when b = 0
+const CG_ALPHA: u32 = 1u;         // partials (p·q): α = rz / p·q; breakdown when p·q ≤ 0
+const CG_BETA: u32 = 2u;          // partials (r·z, r·r): converged when rr ≤ tol² bb; β = rz'/rz
+const JACOBI: u32 = 3u;           // partials (r·r): converged when rr ≤ tol² bb
+const SOLVE_END: u32 = 4u;        // record the solve in the totals
+const BACKWARD_EULER_CHECK: u32 = 5u;  // Newton criteria (Caribou), ‖R‖² = bb of this phase's rhs
+const BACKWARD_EULER_NORMS: u32 = 6u;  // partials (‖δa‖², ‖a‖²) after a Newton update
+const STEP_BEGIN: u32 = 7u;       // partials (‖q₀‖²): reset the Newton loop
+const VARIATIONAL_NORMS: u32 = 8u;     // partials (‖q_{i+1} − q_i‖²)
+const VARIATIONAL_CHECK: u32 = 9u;     // while ((i < max and change > newtonError) or i = 0)
+const STEP_END: u32 = 10u;        // count the step, release the Newton passes
+
+struct ScalarStep {
+  mode: u32,
+}
+
+@group(0) @binding(0) var<uniform> step: ScalarStep;
+@group(0) @binding(1) var<uniform> solver: SolverParams;
+@group(0) @binding(2) var<storage, read> partials: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> control: SolverControl;
+
+@compute @workgroup_size(workgroupSize)
+fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
+  var sum = vec4<f32>(0.0);
+  for (var k = local; k < solver.partialCount; k += workgroupSize) {
+    sum += partials[k];
+  }
+  let total = workgroupSum(local, sum);
+  if (local != 0u) {
+    return;
+  }
+  // A linear-solver step acts only while its solve runs (its passes have workgroups to launch).
+  let solving = control.cgGroups.x != 0u;
+  switch (step.mode) {
+    case CG_START: {
+      control.rz = total.x;
+      control.bb = total.y;
+      control.rr = total.y;
+      control.cgIterations = 0u;
+      control.cgConverged = select(0u, 1u, total.y == 0.0);
+      let run = control.newtonDone == 0u && total.y > 0.0;
+      control.cgGroups = select(vec4<u32>(0u), solver.particleGroups, run);
+    }
+    case CG_ALPHA: {
+      if (!solving) {
+        return;
+      }
+      if (total.x > 0.0) {
+        control.alpha = control.rz / total.x;
+      } else {
+        control.alpha = 0.0;
+        control.cgGroups = vec4<u32>(0u);  // breakdown: A is not positive definite
+      }
+    }
+    case CG_BETA: {
+      if (!solving) {
+        return;
+      }
+      control.cgIterations += 1u;
+      control.rr = total.y;
+      if (total.y <= solver.tolerance2 * control.bb) {
+        control.cgConverged = 1u;
+        control.cgGroups = vec4<u32>(0u);
+      } else if (control.cgIterations >= solver.maxIterations) {
+        control.cgGroups = vec4<u32>(0u);
+      }
+      control.beta = total.x / control.rz;
+      control.rz = total.x;
+    }
+    case JACOBI: {
+      if (!solving) {
+        return;
+      }
+      control.cgIterations += 1u;
+      control.rr = total.x;
+      if (total.x <= solver.tolerance2 * control.bb) {
+        control.cgConverged = 1u;
+        control.cgGroups = vec4<u32>(0u);
+      } else if (control.cgIterations >= solver.maxIterations) {
+        control.cgGroups = vec4<u32>(0u);
+      }
+    }
+    case SOLVE_END: {
+      if (control.newtonDone == 0u) {
+        var relative = 0.0;
+        if (control.bb > 0.0) {
+          relative = sqrt(control.rr / control.bb);
+        }
+        control.linearSolves += 1u;
+        control.linearIterations += control.cgIterations;
+        control.maxLinearIterations = max(control.maxLinearIterations, control.cgIterations);
+        control.lastResidual = relative;
+        control.maxResidual = max(control.maxResidual, relative);
+        if (control.cgConverged == 0u) {
+          control.unconvergedSolves += 1u;
+        }
+      }
+    }
+    case BACKWARD_EULER_CHECK: {
+      if (control.newtonDone == 0u) {
+        let i = control.newtonIteration;
+        let r2 = control.bb;
+        var converged = false;
+        var stop = false;
+        if (i == 0u) {
+          converged = solver.absoluteTolerance > 0.0 && r2 <= solver.absoluteTolerance * solver.absoluteTolerance;
+        } else {
+          if (i == 1u) {
+            control.firstResidual2 = r2;
+          }
+          // NaN compares false: a NaN residual or correction ends the loop unconverged.
+          stop = !(r2 == r2) || !(control.correction2 == control.correction2) || control.total2 <= 0.0;
+          if (!stop) {
+            let tc = solver.correctionTolerance;
+            let tr = solver.residualTolerance;
+            let ta = solver.absoluteTolerance;
+            converged = (tc > 0.0 && control.correction2 < tc * tc * control.total2)
+              || (tr > 0.0 && r2 < tr * tr * control.firstResidual2)
+              || (ta > 0.0 && r2 < ta * ta);
+          }
+        }
+        if (converged || stop || i >= solver.newtonIterations) {
+          finishNewton(converged);
+        }
+      }
+    }
+    case BACKWARD_EULER_NORMS: {
+      if (control.newtonDone == 0u) {
+        control.correction2 = total.x;
+        control.total2 = total.y;
+        control.newtonIteration += 1u;
+      }
+    }
+    case STEP_BEGIN: {
+      control.startNorm2 = total.x;
+      control.newtonIteration = 0u;
+      control.newtonDone = 0u;
+      control.newtonConverged = 0u;
+      control.newtonChange = 0.0;
+      control.correction2 = 0.0;
+      control.total2 = 0.0;
+      control.newtonParticleGroups = solver.particleGroups;
+      control.newtonSpringGroups = solver.springGroups;
+    }
+    case VARIATIONAL_NORMS: {
+      if (control.newtonDone == 0u) {
+        var scale = 1.0;
+        if (control.startNorm2 > 0.0) {
+          scale = control.startNorm2;
+        }
+        control.newtonChange = sqrt(total.x / scale);
+        control.newtonIteration += 1u;
+      }
+    }
+    case VARIATIONAL_CHECK: {
+      if (control.newtonDone == 0u) {
+        let i = control.newtonIteration;
+        let going = (i < solver.newtonIterations && control.newtonChange > solver.newtonError) || i == 0u;
+        if (!going) {
+          finishNewton(control.newtonChange <= solver.newtonError);
+        }
+      }
+    }
+    case STEP_END: {
+      control.steps += 1u;
+      control.newtonDone = 0u;
+      control.newtonParticleGroups = solver.particleGroups;
+      control.newtonSpringGroups = solver.springGroups;
+    }
+    default: {}
+  }
+}
+
+fn finishNewton(converged: bool) {
+  control.newtonDone = 1u;
+  control.newtonConverged = select(0u, 1u, converged);
+  control.lastConverged = control.newtonConverged;
+  control.newtonIterations += control.newtonIteration;
+  if (!converged) {
+    control.unconvergedSteps += 1u;
+  }
+  control.cgGroups = vec4<u32>(0u);
+  control.newtonParticleGroups = vec4<u32>(0u);
+  control.newtonSpringGroups = vec4<u32>(0u);
+}

@@ -1,0 +1,43 @@
+// Spring forces and Jacobian blocks at the evaluation point, one thread per spring
+// (CPU mirror: src/cpu/implicit-passes.ts springStates). With d = x_b − x_a, l = |d|, n = d/l:
+//   F = (k (l − L) + c (v_b − v_a)·n) n                    force on a
+//   J = k (n nᵀ + g (I − n nᵀ)),  g = 1 − L/l              K block (K = −∂f/∂x)
+// clamped: g ← max(g, 0) for compressed springs (Choi & Ko 2002), keeping K positive semi-definite.
+
+@group(0) @binding(0) var<uniform> params: SimParams;
+@group(0) @binding(1) var<uniform> solver: SolverParams;
+@group(0) @binding(2) var<storage, read> springs: array<Spring>;
+@group(0) @binding(3) var<storage, read> evalPositions: array<vec4<f32>>;   // x, m
+@group(0) @binding(4) var<storage, read> evalVelocities: array<vec4<f32>>;  // v, m/s
+@group(0) @binding(5) var<storage, read_write> springStates: array<SpringState>;
+
+@compute @workgroup_size(workgroupSize)
+fn springJacobiansMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let s = threadIndex(id, groups);
+  if (s >= params.springCount) {
+    return;
+  }
+  let spring = springs[s];
+  let d = evalPositions[spring.particleB].xyz - evalPositions[spring.particleA].xyz;
+  let l = length(d);
+  var n = vec3<f32>(0.0);
+  var magnitude = 0.0;
+  var g = 0.0;
+  if (l > 0.0) {
+    n = d / l;
+    let closing = dot(evalVelocities[spring.particleB].xyz - evalVelocities[spring.particleA].xyz, n);
+    magnitude = spring.stiffness * (l - spring.restLength) + spring.damping * closing;
+    g = 1.0 - spring.restLength / l;
+    if (solver.exactJacobian == 0u) {
+      g = max(g, 0.0);
+    }
+  }
+  let kg = spring.stiffness * g;
+  let kn = spring.stiffness * (1.0 - g);
+  springStates[s] = SpringState(
+    vec4<f32>(magnitude * n, spring.damping),
+    vec4<f32>(n, 0.0),
+    vec4<f32>(kg + kn * n * n, 0.0),
+    vec4<f32>(kn * n.x * n.y, kn * n.x * n.z, kn * n.y * n.z, 0.0),
+  );
+}

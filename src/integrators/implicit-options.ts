@@ -1,0 +1,185 @@
+import { WeftInputError } from '../errors.ts';
+
+/** The implicit integrators (spec/sofa-ode-solvers.md, spec/caribou-backward-euler.md, spec/README.md errata). */
+export const IMPLICIT_INTEGRATORS = {
+  'implicit-euler': {
+    order: 1,
+    summary:
+      'Baraff–Witkin linearised implicit Euler: ((1 + h r_m) M + h B + h (h + r_k) K) Δv = h (f − ((h + r_k) K + r_m M) v), x₊ = x + h v₊. Stable at large steps; damps.',
+  },
+  'backward-euler': {
+    order: 1,
+    summary:
+      'Backward Euler by Newton–Raphson on the acceleration (Caribou): v = v₀ + h a, x = x₀ + h v, J = (1 + h r_m) M + h B + h (h + r_k) K, correction / relative / absolute residual criteria.',
+  },
+  newmark: {
+    order: 2,
+    summary:
+      'Newmark (γ = ½, β = ¼ by default: trapezoidal, unconditionally stable for linear problems, no numerical damping), one linear solve per step linearised at x_k (SOFA).',
+  },
+  'variational-symplectic-implicit': {
+    order: 2,
+    summary:
+      'Implicit variational symplectic (α = ½, SOFA): Newton on the midpoint increment, (4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K; momentum p₊ = M v₊ + (h/2) f(x + h v₊/2).',
+  },
+} as const satisfies Record<string, { order: number; summary: string }>;
+
+export type ImplicitIntegratorName = keyof typeof IMPLICIT_INTEGRATORS;
+export const IMPLICIT_INTEGRATOR_NAMES = Object.keys(IMPLICIT_INTEGRATORS) as ImplicitIntegratorName[];
+
+export function isImplicit(name: string): name is ImplicitIntegratorName {
+  return name in IMPLICIT_INTEGRATORS;
+}
+
+/** Linear solver of the implicit integrators. */
+export type LinearSolverName = 'cg' | 'pcg' | 'jacobi';
+
+/**
+ * Options of the implicit integrators; every one has a default. Units are SI.
+ */
+export interface ImplicitOptions {
+  /**
+   * Linear solver: 'cg' (conjugate gradient), 'pcg' (CG preconditioned by the diagonal),
+   * 'jacobi' (block-Jacobi iteration; converges only where the matrix is diagonally dominant
+   * enough). Default 'pcg'. All are matrix-free over the per-particle spring lists, and filtered:
+   * fixed particles' components are projected out, not given huge masses.
+   */
+  solver?: LinearSolverName;
+  /** Preconditioner of 'pcg' (and the diagonal of 'jacobi'): 3×3 blocks or scalars. Default 'block'. */
+  preconditioner?: 'block' | 'scalar';
+  /** Most linear-solver iterations per solve. Default 200. */
+  maxIterations?: number;
+  /**
+   * Relative residual ‖b − A x‖ / ‖b‖ at which a linear solve stops. Default 1e-5. The WebGPU path
+   * computes in float32, where relative residuals below about 1e-6 are not reachable: it uses
+   * max(tolerance, 1e-6) and reports the residual it reached.
+   */
+  tolerance?: number;
+  /**
+   * Spring stiffness Jacobian: 'clamped' drops the geometric term of compressed springs
+   * (Choi & Ko 2002), which keeps K positive semi-definite and the system SPD, so CG is safe;
+   * 'exact' keeps it (may be indefinite: CG then reports a breakdown). Default 'clamped'.
+   */
+  jacobian?: 'clamped' | 'exact';
+  /** Most Newton iterations per step (backward-euler, variational-symplectic-implicit). Default 10. */
+  newtonIterations?: number;
+  /** backward-euler: stop when ‖δa‖ ≤ tol ‖Σ δa‖ (correction). Default 1e-5; ≤ 0 disables. */
+  correctionTolerance?: number;
+  /** backward-euler: stop when ‖R‖ ≤ tol ‖R₁‖, R₁ the residual after the first iteration. Default 1e-5; ≤ 0 disables. */
+  residualTolerance?: number;
+  /** backward-euler: stop when ‖R‖ ≤ tol (also: no Newton step when the initial residual is below it). Default 1e-15; ≤ 0 disables. */
+  absoluteResidualTolerance?: number;
+  /** variational-symplectic-implicit: stop when ‖q_i − q_{i−1}‖ / ‖q₀‖ ≤ newtonError. Default 1e-5. */
+  newtonError?: number;
+  /** Newmark γ. Default 0.5. */
+  newmarkGamma?: number;
+  /** Newmark β. Default 0.25. */
+  newmarkBeta?: number;
+}
+
+export type ResolvedImplicitOptions = Required<ImplicitOptions>;
+
+function finite(field: string, value: number, check: (v: number) => boolean, rule: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || !check(value)) {
+    throw new WeftInputError(field, `must be ${rule}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function resolveImplicitOptions(
+  name: ImplicitIntegratorName,
+  options: ImplicitOptions,
+): ResolvedImplicitOptions {
+  const solver = options.solver ?? 'pcg';
+  if (solver !== 'cg' && solver !== 'pcg' && solver !== 'jacobi') {
+    throw new WeftInputError('solver', `must be cg, pcg or jacobi, got '${String(solver)}'`);
+  }
+  const preconditioner = options.preconditioner ?? 'block';
+  if (preconditioner !== 'block' && preconditioner !== 'scalar') {
+    throw new WeftInputError('preconditioner', `must be block or scalar, got '${String(preconditioner)}'`);
+  }
+  const jacobian = options.jacobian ?? 'clamped';
+  if (jacobian !== 'clamped' && jacobian !== 'exact') {
+    throw new WeftInputError('jacobian', `must be clamped or exact, got '${String(jacobian)}'`);
+  }
+  const integer = (field: string, value: number): number =>
+    finite(field, value, (v) => Number.isInteger(v) && v >= 1, 'an integer ≥ 1');
+  return {
+    solver,
+    preconditioner,
+    jacobian,
+    maxIterations: integer('maxIterations', options.maxIterations ?? 200),
+    tolerance: finite('tolerance', options.tolerance ?? 1e-5, (v) => v > 0 && v < 1, 'a number in (0, 1)'),
+    newtonIterations: integer('newtonIterations', options.newtonIterations ?? 10),
+    correctionTolerance: finite(
+      'correctionTolerance',
+      options.correctionTolerance ?? 1e-5,
+      () => true,
+      'a finite number',
+    ),
+    residualTolerance: finite(
+      'residualTolerance',
+      options.residualTolerance ?? 1e-5,
+      () => true,
+      'a finite number',
+    ),
+    absoluteResidualTolerance: finite(
+      'absoluteResidualTolerance',
+      options.absoluteResidualTolerance ?? 1e-15,
+      () => true,
+      'a finite number',
+    ),
+    newtonError: finite('newtonError', options.newtonError ?? 1e-5, (v) => v >= 0, 'a number ≥ 0'),
+    newmarkGamma: finite(
+      'newmarkGamma',
+      options.newmarkGamma ?? 0.5,
+      (v) => v >= 0 && v <= 1,
+      'a number in [0, 1]',
+    ),
+    newmarkBeta: finite(
+      'newmarkBeta',
+      options.newmarkBeta ?? 0.25,
+      (v) => v >= 0 && v <= 0.5,
+      'a number in [0, 0.5]',
+    ),
+  };
+}
+
+/** Statistics of the implicit solves since the simulation was created. */
+export interface SolverStats {
+  /** Steps taken. */
+  steps: number;
+  /** Linear solves done. */
+  linearSolves: number;
+  /** Linear-solver iterations, in all solves. */
+  linearIterations: number;
+  /** Most iterations one solve took. */
+  maxLinearIterations: number;
+  /** Relative residual ‖b − A x‖/‖b‖ of the last solve. */
+  lastResidual: number;
+  /** Largest relative residual any solve ended with. */
+  maxResidual: number;
+  /** Solves that stopped at maxIterations (or broke down) above the tolerance. */
+  unconvergedSolves: number;
+  /** Newton iterations, in all steps (0 for single-solve schemes). */
+  newtonIterations: number;
+  /** Steps whose Newton loop ended without meeting its criteria (backward-euler, variational-symplectic-implicit). */
+  unconvergedSteps: number;
+  /** Whether the last step's Newton loop converged (always true for single-solve schemes). */
+  converged: boolean;
+}
+
+export function emptyStats(): SolverStats {
+  return {
+    steps: 0,
+    linearSolves: 0,
+    linearIterations: 0,
+    maxLinearIterations: 0,
+    lastResidual: 0,
+    maxResidual: 0,
+    unconvergedSolves: 0,
+    newtonIterations: 0,
+    unconvergedSteps: 0,
+    converged: true,
+  };
+}
