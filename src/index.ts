@@ -9,7 +9,7 @@ export {
   type RopeOptions,
 } from './model/builders.ts';
 export { parseScene, type SceneFile } from './model/scene.ts';
-export { energy, type Energy } from './model/energy.ts';
+export { energy, hamiltonian, type Energy } from './model/energy.ts';
 export { INTEGRATORS, INTEGRATOR_NAMES, type IntegratorName } from './integrators/catalog.ts';
 export {
   EXPLICIT_INTEGRATORS,
@@ -31,3 +31,20 @@ export { createSimulation, type SimulationOptions } from './simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './webgpu/webgpu-simulation.ts';
 export { findAdapter, acquireDevice, WebGpuUnavailableError, type AdapterReport } from './webgpu/device.ts';
+export {
+  WebGpuImplicitSimulation,
+  type WebGpuImplicitOptions,
+  type ImplicitKernelAccess,
+  type SingleKernel,
+  type VectorName,
+} from './webgpu/webgpu-implicit-simulation.ts';
+export {
+  springStates,
+  assembleRhs,
+  systemProduct,
+  diagonalInverse,
+  type SpringStates,
+  type RhsCoefficients,
+  type SystemCoefficients,
+} from './cpu/implicit-passes.ts';
+export { solveLinear, type LinearSolveResult } from './cpu/linear-solver.ts';

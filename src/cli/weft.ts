@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import { WeftDivergenceError, WeftInputError } from '../errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/catalog.ts';
 import { buildCloth } from '../model/builders.ts';
-import { energy } from '../model/energy.ts';
+import { energy, hamiltonian } from '../model/energy.ts';
+import type { ImplicitOptions, LinearSolverName } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
 import { parseScene } from '../model/scene.ts';
 import { createSimulation, type SimulationOptions } from '../simulation.ts';
@@ -19,6 +20,9 @@ const USAGE = `Usage:
   weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--backend cpu|webgpu]
            [--precision f64|f32] [--rayleigh-mass r] [--rayleigh-stiffness r] [--every k]
            [--out file] [--progress]
+           implicit integrators: [--solver cg|pcg|jacobi] [--preconditioner block|scalar]
+           [--tolerance t] [--max-iterations n] [--newton-iterations n] [--newton-error e]
+           [--jacobian clamped|exact] [--newmark-gamma g] [--newmark-beta b]
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h]
   weft info
 Integrators: ${INTEGRATOR_NAMES.join(', ')}`;
@@ -86,14 +90,57 @@ interface Frame {
   time: number;
   positions: number[];
   velocities: number[];
+  /** Kinetic + spring + gravitational energy, J. */
+  energy: number;
+  /** variational-symplectic-implicit: ½ pᵀM⁻¹p + potential, with its momentum p, J. */
+  hamiltonian?: number;
 }
 
-const frameOf = (state: SimulationState): Frame => ({
-  step: state.step,
-  time: state.time,
-  positions: Array.from(state.positions),
-  velocities: Array.from(state.velocities),
-});
+function frameOf(model: Model, state: SimulationState): Frame {
+  return {
+    step: state.step,
+    time: state.time,
+    positions: Array.from(state.positions),
+    velocities: Array.from(state.velocities),
+    energy: energy(model, state.positions, state.velocities).total,
+    ...(state.momenta ? { hamiltonian: hamiltonian(model, state.positions, state.momenta) } : {}),
+  };
+}
+
+/** The implicit integrators' options: flag name → option. */
+const IMPLICIT_FLAGS = {
+  solver: { type: 'string' },
+  preconditioner: { type: 'string' },
+  tolerance: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'newton-iterations': { type: 'string' },
+  'newton-error': { type: 'string' },
+  jacobian: { type: 'string' },
+  'newmark-gamma': { type: 'string' },
+  'newmark-beta': { type: 'string' },
+} as const;
+
+function implicitOptions(
+  values: Partial<Record<keyof typeof IMPLICIT_FLAGS, string | boolean | undefined>>,
+): ImplicitOptions {
+  const text = (key: keyof typeof IMPLICIT_FLAGS): string | undefined => values[key] as string | undefined;
+  const options: ImplicitOptions = {};
+  if (text('solver') !== undefined) options.solver = text('solver') as LinearSolverName;
+  if (text('preconditioner') !== undefined) options.preconditioner = text('preconditioner') as 'block';
+  if (text('jacobian') !== undefined) options.jacobian = text('jacobian') as 'clamped';
+  if (text('tolerance') !== undefined) options.tolerance = number('--tolerance', text('tolerance'));
+  if (text('max-iterations') !== undefined)
+    options.maxIterations = integer('--max-iterations', text('max-iterations'), 1);
+  if (text('newton-iterations') !== undefined)
+    options.newtonIterations = integer('--newton-iterations', text('newton-iterations'), 1);
+  if (text('newton-error') !== undefined)
+    options.newtonError = number('--newton-error', text('newton-error'));
+  if (text('newmark-gamma') !== undefined)
+    options.newmarkGamma = number('--newmark-gamma', text('newmark-gamma'));
+  if (text('newmark-beta') !== undefined)
+    options.newmarkBeta = number('--newmark-beta', text('newmark-beta'));
+  return options;
+}
 
 /** Steps to `steps`, reading a frame at 0, every `every` steps, and at the end. */
 async function integrate(
@@ -103,7 +150,7 @@ async function integrate(
   progress?: ProgressBar,
 ): Promise<{ frames: Frame[]; initial: SimulationState; final: SimulationState; seconds: number }> {
   const initial = await simulation.readState();
-  const frames = [frameOf(initial)];
+  const frames = [frameOf(simulation.model, initial)];
   // Chunks between frames, further cut so that progress shows on long runs.
   const chunk = Math.max(1, Math.min(every, Math.ceil(steps / 100)));
   const started = performance.now();
@@ -115,7 +162,7 @@ async function integrate(
     done = next;
     if (done % every === 0 || done === steps) {
       final = await simulation.readState();
-      frames.push(frameOf(final));
+      frames.push(frameOf(simulation.model, final));
     } else if (progress) {
       await simulation.finished();
     }
@@ -140,6 +187,7 @@ async function run(args: string[]): Promise<void> {
       every: { type: 'string' },
       out: { type: 'string' },
       progress: { type: 'boolean' },
+      ...IMPLICIT_FLAGS,
     },
   });
   if (positionals.length !== 1)
@@ -160,6 +208,7 @@ async function run(args: string[]): Promise<void> {
     precision,
     rayleighMass: number('--rayleigh-mass', values['rayleigh-mass'], 0),
     rayleighStiffness: number('--rayleigh-stiffness', values['rayleigh-stiffness'], 0),
+    ...implicitOptions(values),
   } as SimulationOptions;
   const simulation = await createSimulation(model, options);
   try {
@@ -181,6 +230,7 @@ async function run(args: string[]): Promise<void> {
         stepsPerSecond: result.seconds > 0 ? steps / result.seconds : null,
         energyInitial: energy(model, result.initial.positions, result.initial.velocities),
         energyFinal: energy(model, result.final.positions, result.final.velocities),
+        solver: await simulation.readSolverStats(),
       },
     };
     const text = JSON.stringify(output);
@@ -200,6 +250,8 @@ async function demo(args: string[]): Promise<void> {
       steps: { type: 'string' },
       integrator: { type: 'string' },
       dt: { type: 'string' },
+      stiffness: { type: 'string' },
+      ...IMPLICIT_FLAGS,
     },
   });
   const size = integer('--size', values.size, 2, 64);
@@ -209,15 +261,31 @@ async function demo(args: string[]): Promise<void> {
   const steps = integer('--steps', values.steps, 0, 960);
   const integrator = integratorName(values.integrator, 'symplectic-euler');
   let backend = backendName(values.backend, 'webgpu');
-  const model = buildCloth({ nx: size, ny: size, spacing: 0.1, particleMass: 0.1, damping: 10 });
+  const k = number('--stiffness', values.stiffness, 1000);
+  const model = buildCloth({
+    nx: size,
+    ny: size,
+    spacing: 0.1,
+    particleMass: 0.1,
+    damping: 10,
+    structuralStiffness: k,
+    shearStiffness: k,
+    bendStiffness: k,
+  });
+  const solverOptions = implicitOptions(values);
   let simulation: Simulation;
   try {
-    simulation = await createSimulation(model, { backend, integrator, dt } as SimulationOptions);
+    simulation = await createSimulation(model, {
+      backend,
+      integrator,
+      dt,
+      ...solverOptions,
+    } as SimulationOptions);
   } catch (error) {
     if (!(error instanceof WebGpuUnavailableError) || values.backend === 'webgpu') throw error;
     process.stderr.write(`${error.message}\nFalling back to the CPU backend.\n`);
     backend = 'cpu';
-    simulation = await createSimulation(model, { backend, integrator, dt });
+    simulation = await createSimulation(model, { backend, integrator, dt, ...solverOptions });
   }
   console.log(
     `Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`,
@@ -237,6 +305,15 @@ async function demo(args: string[]): Promise<void> {
       `Simulated ${(steps * dt).toFixed(3)} s in ${steps} steps: ${result.seconds.toFixed(2)} s wall, ${(steps / result.seconds).toFixed(0)} steps/s, ${((steps * dt) / result.seconds).toFixed(2)} simulated s per wall s`,
     );
     console.log(`Free corner sag: ${sag.toFixed(4)} m`);
+    const stats = await simulation.readSolverStats();
+    if (stats && stats.linearSolves > 0) {
+      console.log(
+        `Linear solver: ${(stats.linearIterations / stats.linearSolves).toFixed(1)} iterations per solve (max ${stats.maxLinearIterations}), last relative residual ${stats.lastResidual.toExponential(2)}, ${stats.unconvergedSolves} of ${stats.linearSolves} solves unconverged` +
+          (stats.newtonIterations > 0
+            ? `; Newton: ${(stats.newtonIterations / stats.steps).toFixed(2)} iterations per step, ${stats.unconvergedSteps} steps unconverged`
+            : ''),
+      );
+    }
     console.log(
       `Final energy: ${e.total.toFixed(4)} J (kinetic ${e.kinetic.toFixed(4)}, spring ${e.spring.toFixed(4)}, gravity ${e.gravity.toFixed(4)})`,
     );

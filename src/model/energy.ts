@@ -35,3 +35,20 @@ export function energy(model: Model, positions: ArrayLike<number>, velocities: A
   }
   return { kinetic, spring, gravity, total: kinetic + spring + gravity };
 }
+
+/**
+ * The Hamiltonian with momenta p (variational-symplectic-implicit keeps p apart from M v):
+ * Σ |p|²/(2m) over free particles + spring + gravitational potential, J.
+ */
+export function hamiltonian(model: Model, positions: ArrayLike<number>, momenta: ArrayLike<number>): number {
+  const zero = new Float64Array(positions.length);
+  const potential = energy(model, positions, zero);
+  let kinetic = 0;
+  for (let i = 0; i < model.particleCount; i++) {
+    if (model.particleInvMass[i] === 0) continue;
+    const p = 3 * i;
+    kinetic +=
+      (0.5 * (momenta[p]! ** 2 + momenta[p + 1]! ** 2 + momenta[p + 2]! ** 2)) / model.particleMass[i]!;
+  }
+  return kinetic + potential.spring + potential.gravity;
+}

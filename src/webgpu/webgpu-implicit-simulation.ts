@@ -30,6 +30,47 @@ export interface WebGpuImplicitOptions extends ImplicitOptions {
   stepsPerSubmit?: number;
 }
 
+/** Vectors of the implicit path that {@link ImplicitKernelAccess} can write and read. */
+export type VectorName =
+  | 'positions'
+  | 'velocities'
+  | 'accelerations'
+  | 'momenta'
+  | 'rhs'
+  | 'solution'
+  | 'direction'
+  | 'product'
+  | 'residual';
+/** What {@link ImplicitKernelAccess.run} runs: one kernel, or a whole linear solve of A x = b (b in rhs). */
+export type SingleKernel =
+  'springJacobians' | 'implicitRhs' | 'systemDiagonal' | 'systemProduct' | 'cgStart' | 'solve';
+
+/** Kernel-level access to a {@link WebGpuImplicitSimulation}'s buffers, for tests and benchmarks. */
+export interface ImplicitKernelAccess {
+  /** Uploads xyz vectors (float64, converted to f32) into a named buffer. */
+  write(name: VectorName, xyz: Float64Array): void;
+  read(name: VectorName): Promise<Float64Array>;
+  /**
+   * Runs a kernel `repeats` times in one submission and resolves when the GPU is done.
+   * springJacobians evaluates at (positions, velocities); implicitRhs uses velocities,
+   * accelerations, momenta; systemDiagonal and systemProduct (q = A p, p = direction, q =
+   * product) use the last spring states; solve solves A x = b with b = rhs, x = solution.
+   */
+  run(kernel: SingleKernel, repeats?: number): Promise<void>;
+  /** Spring states as the CPU's SpringStates (force 3s, direction 3s, jacobian 6s). */
+  readSpringStates(): Promise<{ force: Float64Array; direction: Float64Array; jacobian: Float64Array }>;
+  /** Inverse diagonal blocks, 6 per particle (xx, yy, zz, xy, xz, yz). */
+  readInverseDiagonal(): Promise<Float64Array>;
+  /** The scalar fields of SolverControl. */
+  readControl(): Promise<Record<string, number>>;
+}
+
+function vec4ToXyz(data: Float32Array, n: number): Float64Array {
+  const out = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) out[3 * i + c] = data[4 * i + c]!;
+  return out;
+}
+
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
 
@@ -152,6 +193,11 @@ export class WebGpuImplicitSimulation implements Simulation {
   private readonly stateReadback: GPUBuffer;
   private readonly controlReadback: GPUBuffer;
   private readonly stepPasses: Dispatch[];
+  /** Single kernels bound to this simulation's buffers, run one at a time by {@link ImplicitKernelAccess}. */
+  private readonly single: Record<SingleKernel, Dispatch[]>;
+  private readonly vectorBuffers: Record<VectorName, GPUBuffer>;
+  private readonly springStatesBuffer: GPUBuffer;
+  private readonly inverseDiagonalBuffer: GPUBuffer;
   private steps = 0;
   private pendingRead: Promise<unknown> = Promise.resolve();
 
@@ -529,6 +575,27 @@ export class WebGpuImplicitSimulation implements Simulation {
       }
     }
     this.stepPasses = passes;
+    this.single = {
+      springJacobians: [direct('springJacobians', 'single.springJacobians', model.springCount)],
+      implicitRhs: [direct('implicitRhs', 'single.implicitRhs', n)],
+      systemDiagonal: [direct('systemDiagonal', 'single.systemDiagonal', n)],
+      systemProduct: [direct('systemProduct', 'single.systemProduct', n, { productInput: direction })],
+      cgStart: [direct('cgInit', 'single.cgInit', n), scalars('cgStart')],
+      solve: linearSolve,
+    };
+    this.vectorBuffers = {
+      positions: this.positions,
+      velocities: this.velocities,
+      accelerations,
+      momenta: this.momenta,
+      rhs,
+      solution,
+      direction,
+      product,
+      residual,
+    };
+    this.springStatesBuffer = springStates;
+    this.inverseDiagonalBuffer = inverseDiagonal;
     this.stateReadback = create(
       'stateReadback',
       3 * n * VEC4_BYTES,
@@ -553,17 +620,7 @@ export class WebGpuImplicitSimulation implements Simulation {
   /** Encodes `steps` steps into `encoder` (one compute pass). */
   encode(encoder: GPUCommandEncoder, steps: number): void {
     const pass = encoder.beginComputePass({ label: 'WebGpuImplicitSimulation.step' });
-    for (let n = 0; n < steps; n++) {
-      for (const dispatch of this.stepPasses) {
-        pass.setPipeline(dispatch.pipeline);
-        pass.setBindGroup(0, dispatch.bindGroup);
-        if (dispatch.kind === 'indirect') pass.dispatchWorkgroupsIndirect(this.control, dispatch.offset);
-        else if (dispatch.threads > 0) {
-          const [x, y] = dispatchSize(dispatch.threads, this.workgroupSize, this.device.limits);
-          pass.dispatchWorkgroups(x, y);
-        }
-      }
-    }
+    for (let n = 0; n < steps; n++) this.encodeDispatches(pass, this.stepPasses);
     pass.end();
     this.steps += steps;
   }
@@ -641,6 +698,106 @@ export class WebGpuImplicitSimulation implements Simulation {
         unconvergedSteps: u32('unconvergedSteps'),
         converged: newton ? u32('lastConverged') === 1 : true,
       };
+    });
+  }
+
+  /**
+   * Runs one kernel (or one whole linear solve) on this simulation's buffers and reads buffers
+   * back: for testing each kernel against the CPU reference, and for benchmarks. Not for the
+   * real-time path, which never waits on the GPU.
+   */
+  readonly kernels: ImplicitKernelAccess = {
+    write: (name, xyz) =>
+      this.device.queue.writeBuffer(
+        this.vectorBuffers[name],
+        0,
+        vec4Bytes(xyz, name === 'positions' ? 1 : 0),
+      ),
+    read: async (name) =>
+      vec4ToXyz(await this.readBuffer(this.vectorBuffers[name]), this.model.particleCount),
+    run: (kernel, repeats = 1) => {
+      const encoder = this.device.createCommandEncoder({ label: `WebGpuImplicitSimulation.${kernel}` });
+      const pass = encoder.beginComputePass();
+      for (let r = 0; r < repeats; r++) this.encodeDispatches(pass, this.single[kernel]);
+      pass.end();
+      this.device.queue.submit([encoder.finish()]);
+      return this.device.queue.onSubmittedWorkDone();
+    },
+    readSpringStates: async () => {
+      const data = await this.readBuffer(this.springStatesBuffer);
+      const s = this.model.springCount;
+      const force = new Float64Array(3 * s);
+      const direction = new Float64Array(3 * s);
+      const jacobian = new Float64Array(6 * s);
+      for (let k = 0; k < s; k++) {
+        const b = 16 * k;
+        force.set([data[b]!, data[b + 1]!, data[b + 2]!], 3 * k);
+        direction.set([data[b + 4]!, data[b + 5]!, data[b + 6]!], 3 * k);
+        jacobian.set(
+          [data[b + 8]!, data[b + 9]!, data[b + 10]!, data[b + 12]!, data[b + 13]!, data[b + 14]!],
+          6 * k,
+        );
+      }
+      return { force, direction, jacobian };
+    },
+    readInverseDiagonal: async () => {
+      const data = await this.readBuffer(this.inverseDiagonalBuffer);
+      const out = new Float64Array(6 * this.model.particleCount);
+      for (let i = 0; i < this.model.particleCount; i++) {
+        out.set(
+          [
+            data[8 * i]!,
+            data[8 * i + 1]!,
+            data[8 * i + 2]!,
+            data[8 * i + 4]!,
+            data[8 * i + 5]!,
+            data[8 * i + 6]!,
+          ],
+          6 * i,
+        );
+      }
+      return out;
+    },
+    readControl: async () => {
+      const layout = kernels().solverScalars.structs.get('SolverControl')!;
+      const bytes = await this.readBuffer(this.control);
+      const view = new DataView(bytes.buffer);
+      const out: Record<string, number> = {};
+      for (const [name, member] of layout.members) {
+        if (member.type.startsWith('vec')) continue;
+        out[name] =
+          member.type === 'f32' ? view.getFloat32(member.offset, true) : view.getUint32(member.offset, true);
+      }
+      return out;
+    },
+  };
+
+  private encodeDispatches(pass: GPUComputePassEncoder, dispatches: readonly Dispatch[]): void {
+    for (const dispatch of dispatches) {
+      pass.setPipeline(dispatch.pipeline);
+      pass.setBindGroup(0, dispatch.bindGroup);
+      if (dispatch.kind === 'indirect') pass.dispatchWorkgroupsIndirect(this.control, dispatch.offset);
+      else if (dispatch.threads > 0) {
+        const [x, y] = dispatchSize(dispatch.threads, this.workgroupSize, this.device.limits);
+        pass.dispatchWorkgroups(x, y);
+      }
+    }
+  }
+
+  /** A whole buffer's contents as f32 (a fresh staging buffer: rare, test-only reads). */
+  private async readBuffer(buffer: GPUBuffer): Promise<Float32Array> {
+    return this.serialized(async () => {
+      const staging = this.device.createBuffer({
+        size: buffer.size,
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      });
+      const encoder = this.device.createCommandEncoder();
+      encoder.copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
+      this.device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      const data = new Float32Array(staging.getMappedRange().slice(0));
+      staging.destroy();
+      return data;
     });
   }
 
