@@ -5,11 +5,6 @@ import { defineConfig } from 'vite';
 // `vite build --mode cli`: the Node CLI (dist/cli/weft.js), WGSL inlined.
 // `vite` (npm run demo): the example pages.
 export default defineConfig(({ mode }) => ({
-  resolve: {
-    // wgsl_reflect's "main" is CommonJS inside a "type": "module" package, which Node rejects;
-    // its ES module build works everywhere.
-    alias: [{ find: /^wgsl_reflect$/, replacement: 'wgsl_reflect/wgsl_reflect.module.js' }],
-  },
   build:
     mode === 'cli'
       ? {

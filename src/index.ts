@@ -48,3 +48,4 @@ export {
   type SystemCoefficients,
 } from './cpu/implicit-passes.ts';
 export { solveLinear, type LinearSolveResult } from './cpu/linear-solver.ts';
+export { measureCopy, measureProduct, productBytes, type Throughput } from './webgpu/bandwidth.ts';

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { CpuSimulation, EXPLICIT_INTEGRATOR_NAMES, parseScene } from '../src/index.ts';
+import {
+  CpuSimulation,
+  EXPLICIT_INTEGRATOR_NAMES,
+  IMPLICIT_INTEGRATOR_NAMES,
+  parseScene,
+} from '../src/index.ts';
 
 // Runs the built CLI as a user would (`npm test` builds first).
 const run = promisify(execFile);
@@ -116,6 +121,58 @@ describe('weft run', () => {
   );
 });
 
+describe('weft run with the implicit integrators', () => {
+  // Stiff cloth (k = 1e4 N/m would need dt ≈ 1e-3 explicitly) at dt = 1/60 s, 4 steps: WebGPU
+  // against CPU float32 through the CLI. Tolerance 1e-4 m: each step's CG stops at a relative
+  // residual of 1e-5, and the two paths' float32 roundings differ (measured below 2e-6 m).
+  test.each(IMPLICIT_INTEGRATOR_NAMES)(
+    '%s: webgpu agrees with cpu f32, and stats report the solves',
+    async (integrator) => {
+      const common = [
+        CLOTH_SCENE,
+        '--integrator',
+        integrator,
+        '--dt',
+        String(1 / 60),
+        '--steps',
+        '4',
+        '--solver',
+        'pcg',
+        '--max-iterations',
+        '60',
+        '--rayleigh-stiffness',
+        '0.01',
+      ];
+      const [cpu, gpu] = [
+        await weft('run', ...common, '--precision', 'f32'),
+        await weft('run', ...common, '--backend', 'webgpu'),
+      ];
+      expect(cpu.code, cpu.stderr).toBe(0);
+      expect(gpu.code, gpu.stderr).toBe(0);
+      const [a, b] = [JSON.parse(cpu.stdout) as Output, JSON.parse(gpu.stdout) as Output];
+      const [pa, pb] = [a.frames.at(-1)!.positions, b.frames.at(-1)!.positions];
+      let worst = 0;
+      pa.forEach((x, k) => (worst = Math.max(worst, Math.abs(x - pb[k]!))));
+      expect(worst).toBeLessThan(1e-4);
+      expect(Math.abs(pa[1]! - a.frames[0]!.positions[1]!)).toBeGreaterThan(1e-3);
+      for (const output of [a, b]) {
+        const solver = output.stats['solver'] as {
+          steps: number;
+          linearSolves: number;
+          linearIterations: number;
+          converged: boolean;
+        };
+        expect(solver.steps).toBe(4);
+        expect(solver.linearSolves).toBeGreaterThanOrEqual(4);
+        expect(solver.linearIterations).toBeGreaterThan(solver.linearSolves);
+        expect(solver.converged).toBe(true);
+      }
+      if (integrator === 'variational-symplectic-implicit')
+        expect(typeof a.frames.at(-1)!.hamiltonian).toBe('number');
+    },
+  );
+});
+
 describe('bad input: exit code 2 and one line naming the field, no stack trace', () => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-cli-bad-'));
   const scene = (name: string, content: string): string => {
@@ -219,6 +276,43 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
       /rayleighStiffness: the explicit integrator 'rk4' cannot/,
     ],
     ['unknown command', ['simulate'], /command: unknown command 'simulate'/],
+    [
+      'unknown linear solver',
+      [
+        'run',
+        SPRING_SCENE,
+        '--integrator',
+        'implicit-euler',
+        '--dt',
+        '0.01',
+        '--steps',
+        '1',
+        '--solver',
+        'lu',
+      ],
+      /solver: must be cg, pcg or jacobi, got 'lu'/,
+    ],
+    [
+      'tolerance ≥ 1',
+      ['run', SPRING_SCENE, '--integrator', 'newmark', '--dt', '0.01', '--steps', '1', '--tolerance', '2'],
+      /tolerance: must be a number in \(0, 1\)/,
+    ],
+    [
+      'max-iterations 0',
+      [
+        'run',
+        SPRING_SCENE,
+        '--integrator',
+        'backward-euler',
+        '--dt',
+        '0.01',
+        '--steps',
+        '1',
+        '--max-iterations',
+        '0',
+      ],
+      /--max-iterations: must be an integer ≥ 1/,
+    ],
   ])('%s', async (_name, args, message) => {
     const { code, stdout, stderr } = await weft(...args);
     expect(code).toBe(2);

@@ -63,9 +63,13 @@ export interface ImplicitOptions {
   jacobian?: 'clamped' | 'exact';
   /** Most Newton iterations per step (backward-euler, variational-symplectic-implicit). Default 10. */
   newtonIterations?: number;
-  /** backward-euler: stop when ‖δa‖ ≤ tol ‖Σ δa‖ (correction). Default 1e-5; ≤ 0 disables. */
+  /**
+   * backward-euler: stop when ‖δa‖ ≤ tol ‖Σ δa‖ (correction). Default 1e-4; ≤ 0 disables.
+   * (Caribou's default is 1e-5 with a direct solver in float64; Weft's iterative solves stop at a
+   * relative residual of `tolerance`, 1e-5, and in float32, so corrections stall near 1e-5.)
+   */
   correctionTolerance?: number;
-  /** backward-euler: stop when ‖R‖ ≤ tol ‖R₁‖, R₁ the residual after the first iteration. Default 1e-5; ≤ 0 disables. */
+  /** backward-euler: stop when ‖R‖ ≤ tol ‖R₁‖, R₁ the residual after the first iteration. Default 1e-4; ≤ 0 disables. */
   residualTolerance?: number;
   /** backward-euler: stop when ‖R‖ ≤ tol (also: no Newton step when the initial residual is below it). Default 1e-15; ≤ 0 disables. */
   absoluteResidualTolerance?: number;
@@ -113,13 +117,13 @@ export function resolveImplicitOptions(
     newtonIterations: integer('newtonIterations', options.newtonIterations ?? 10),
     correctionTolerance: finite(
       'correctionTolerance',
-      options.correctionTolerance ?? 1e-5,
+      options.correctionTolerance ?? 1e-4,
       () => true,
       'a finite number',
     ),
     residualTolerance: finite(
       'residualTolerance',
-      options.residualTolerance ?? 1e-5,
+      options.residualTolerance ?? 1e-4,
       () => true,
       'a finite number',
     ),

@@ -17,9 +17,10 @@ import solverScalars from '../../shaders/solver-scalars.wgsl?raw';
 import implicitUpdate from '../../shaders/implicit-update.wgsl?raw';
 import newtonUpdate from '../../shaders/newton-update.wgsl?raw';
 import variationalFinish from '../../shaders/variational-finish.wgsl?raw';
+import copy from '../../shaders/copy.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
-const EXPLICIT = { springForces, accelerations, rungeKuttaStage, symplecticUpdate };
+const EXPLICIT = { springForces, accelerations, rungeKuttaStage, symplecticUpdate, copy };
 const IMPLICIT = {
   springJacobians,
   implicitRhs,

@@ -2,7 +2,7 @@
  * Binding numbers and struct layouts, read from the WGSL with wgsl_reflect rather than counted
  * by hand; test/layout.test.ts pins them.
  */
-import { WgslReflect, type StructInfo, type TypeInfo } from 'wgsl_reflect';
+import { WgslReflect, type StructInfo, type TypeInfo } from 'wgsl_reflect/wgsl_reflect.module.js';
 
 /** One `var<uniform>` or `var<storage>` of a kernel. */
 export interface BindingLayout {
