@@ -52,11 +52,10 @@ for (const n of sizes) {
         maxIterations,
         ...(backend === 'webgpu' ? { device } : {}),
       });
-      sim.step(1); // warm-up (pipelines, JIT)
-      await sim.readState();
+      await sim.advance(1); // warm-up (pipelines, JIT)
       const before = await sim.readSolverStats();
       const started = performance.now();
-      sim.step(steps);
+      await sim.advance(steps); // WebGPU: convergence read back every 8 iterations (checkEvery)
       await sim.readState();
       const seconds = (performance.now() - started) / 1000;
       const after = await sim.readSolverStats();

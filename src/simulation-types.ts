@@ -16,7 +16,7 @@ export interface SimulationState {
   readonly momenta?: Float64Array;
 }
 
-/** Progress of a long {@link Simulation.advance}. */
+/** Progress of a long {@link Simulation.advance}: steps done of the total. */
 export type ProgressCallback = (stepsDone: number, stepsTotal: number) => void;
 
 /** What every backend offers. */
@@ -35,6 +35,11 @@ export interface Simulation {
    * waiting; call {@link readState} (or await {@link finished}) to wait for the result.
    */
   step(steps?: number): void;
+  /**
+   * Takes `steps` steps and resolves when they are done, calling `onProgress` as it goes. The
+   * implicit WebGPU path with `checkEvery` > 0 reads convergence back here (step() never does).
+   */
+  advance(steps: number, onProgress?: ProgressCallback): Promise<void>;
   /** Resolves when all submitted work is done. */
   finished(): Promise<void>;
   /**

@@ -26,8 +26,10 @@ export interface SimulationOptions extends ImplicitOptions {
   device?: GPUDevice;
   /** WebGPU: threads per workgroup. Default 64. */
   workgroupSize?: number;
-  /** WebGPU: steps encoded per command buffer. Default 64 (explicit), 8 (implicit). */
+  /** WebGPU: steps encoded per command buffer. Default 64 (explicit), 4 (implicit). */
   stepsPerSubmit?: number;
+  /** Implicit WebGPU: read convergence back every k linear-solver iterations in advance() (default 8); 0 never. step() never does. */
+  checkEvery?: number;
 }
 
 /**

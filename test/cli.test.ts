@@ -21,7 +21,14 @@ interface Output {
   integrator: string;
   backend: string;
   dt: number;
-  frames: { step: number; time: number; positions: number[]; velocities: number[] }[];
+  frames: {
+    step: number;
+    time: number;
+    positions: number[];
+    velocities: number[];
+    energy: number;
+    hamiltonian?: number;
+  }[];
   stats: Record<string, unknown>;
 }
 

@@ -23,6 +23,7 @@ const USAGE = `Usage:
            implicit integrators: [--solver cg|pcg|jacobi] [--preconditioner block|scalar]
            [--tolerance t] [--max-iterations n] [--newton-iterations n] [--newton-error e]
            [--jacobian clamped|exact] [--newmark-gamma g] [--newmark-beta b]
+           [--check-every k] (webgpu: read convergence back every k iterations; 0 = never)
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h]
   weft info
 Integrators: ${INTEGRATOR_NAMES.join(', ')}`;
@@ -118,13 +119,14 @@ const IMPLICIT_FLAGS = {
   jacobian: { type: 'string' },
   'newmark-gamma': { type: 'string' },
   'newmark-beta': { type: 'string' },
+  'check-every': { type: 'string' },
 } as const;
 
 function implicitOptions(
   values: Partial<Record<keyof typeof IMPLICIT_FLAGS, string | boolean | undefined>>,
-): ImplicitOptions {
+): ImplicitOptions & { checkEvery?: number } {
   const text = (key: keyof typeof IMPLICIT_FLAGS): string | undefined => values[key] as string | undefined;
-  const options: ImplicitOptions = {};
+  const options: ImplicitOptions & { checkEvery?: number } = {};
   if (text('solver') !== undefined) options.solver = text('solver') as LinearSolverName;
   if (text('preconditioner') !== undefined) options.preconditioner = text('preconditioner') as 'block';
   if (text('jacobian') !== undefined) options.jacobian = text('jacobian') as 'clamped';
@@ -139,6 +141,8 @@ function implicitOptions(
     options.newmarkGamma = number('--newmark-gamma', text('newmark-gamma'));
   if (text('newmark-beta') !== undefined)
     options.newmarkBeta = number('--newmark-beta', text('newmark-beta'));
+  if (text('check-every') !== undefined)
+    options.checkEvery = integer('--check-every', text('check-every'), 0);
   return options;
 }
 
@@ -151,24 +155,17 @@ async function integrate(
 ): Promise<{ frames: Frame[]; initial: SimulationState; final: SimulationState; seconds: number }> {
   const initial = await simulation.readState();
   const frames = [frameOf(simulation.model, initial)];
-  // Chunks between frames, further cut so that progress shows on long runs.
-  const chunk = Math.max(1, Math.min(every, Math.ceil(steps / 100)));
   const started = performance.now();
   let final = initial;
   let done = 0;
   while (done < steps) {
-    const next = Math.min(steps, done + chunk, (Math.floor(done / every) + 1) * every);
-    simulation.step(next - done);
+    const next = Math.min(steps, (Math.floor(done / every) + 1) * every);
+    const base = done;
+    await simulation.advance(next - done, (d) => progress?.update(base + d));
     done = next;
-    if (done % every === 0 || done === steps) {
-      final = await simulation.readState();
-      frames.push(frameOf(simulation.model, final));
-    } else if (progress) {
-      await simulation.finished();
-    }
-    progress?.update(done);
+    final = await simulation.readState();
+    frames.push(frameOf(simulation.model, final));
   }
-  await simulation.finished();
   return { frames, initial, final, seconds: (performance.now() - started) / 1000 };
 }
 

@@ -369,6 +369,19 @@ export class CpuImplicitSimulation implements Simulation {
     if (!converged) this.stats.unconvergedSteps++;
   }
 
+  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    requireStepCount(steps);
+    // Chunks of about a hundredth of the run, so that progress can be shown.
+    const chunk = Math.max(1, Math.ceil(steps / 100));
+    for (let done = 0; done < steps;) {
+      const next = Math.min(chunk, steps - done);
+      this.step(next);
+      done += next;
+      onProgress?.(done, steps);
+      await Promise.resolve();
+    }
+  }
+
   finished(): Promise<void> {
     return Promise.resolve();
   }

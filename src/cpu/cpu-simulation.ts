@@ -6,9 +6,8 @@ import {
 } from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState } from '../state-check.ts';
+import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { WeftInputError } from '../errors.ts';
-import { requireStepCount } from '../state-check.ts';
 import {
   accelerations,
   rungeKuttaStage,
@@ -113,6 +112,19 @@ export class CpuSimulation implements Simulation {
       this.plan.rayleighMass,
       this.buffers.accelerations,
     );
+  }
+
+  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    requireStepCount(steps);
+    // Chunks of about a hundredth of the run, so that progress can be shown.
+    const chunk = Math.max(1, Math.ceil(steps / 100));
+    for (let done = 0; done < steps;) {
+      const next = Math.min(chunk, steps - done);
+      this.step(next);
+      done += next;
+      onProgress?.(done, steps);
+      await Promise.resolve();
+    }
   }
 
   finished(): Promise<void> {

@@ -28,6 +28,15 @@ export interface WebGpuImplicitOptions extends ImplicitOptions {
   workgroupSize?: number;
   /** Steps encoded into one command buffer. Default 4. */
   stepsPerSubmit?: number;
+  /**
+   * Convergence checks by readback, for {@link WebGpuImplicitSimulation.advance}: k > 0 (default
+   * 8) submits and reads the solver's state back every k linear-solver iterations and after each
+   * Newton check, and skips what is no longer needed — fewer dispatches at the price of round
+   * trips; 0 encodes every iteration up to maxIterations (finished ones launch no workgroups) and
+   * never waits on the GPU — the real-time mode, which `step()` always uses. Both give
+   * bit-identical results.
+   */
+  checkEvery?: number;
 }
 
 /** Vectors of the implicit path that {@link ImplicitKernelAccess} can write and read. */
@@ -91,7 +100,11 @@ type ScalarMode = keyof typeof SCALAR_MODES;
 
 type Dispatch =
   | { kind: 'direct'; pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; threads: number }
-  | { kind: 'indirect'; pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; offset: number };
+  | { kind: 'indirect'; pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; offset: number }
+  /** In {@link WebGpuImplicitSimulation.advance} with checkEvery > 0: submit, read the indirect
+   * argument at `offset`, and when it is 0 (that loop is done) skip to the next label `until`. */
+  | { kind: 'checkpoint'; offset: number; until: string }
+  | { kind: 'label'; id: string };
 
 function nonNegative(field: string, value: number | undefined): number {
   const v = value ?? 0;
@@ -193,6 +206,8 @@ export class WebGpuImplicitSimulation implements Simulation {
   private readonly stateReadback: GPUBuffer;
   private readonly controlReadback: GPUBuffer;
   private readonly stepPasses: Dispatch[];
+  private readonly checkEvery: number;
+  private readonly checkReadback: GPUBuffer;
   /** Single kernels bound to this simulation's buffers, run one at a time by {@link ImplicitKernelAccess}. */
   private readonly single: Record<SingleKernel, Dispatch[]>;
   private readonly vectorBuffers: Record<VectorName, GPUBuffer>;
@@ -242,6 +257,11 @@ export class WebGpuImplicitSimulation implements Simulation {
         `must be a power of two ≥ 2 (the reductions need it), got ${workgroupSize}`,
       );
     }
+    const checkEvery = options.checkEvery ?? 8;
+    if (!Number.isInteger(checkEvery) || checkEvery < 0) {
+      throw new WeftInputError('checkEvery', `must be an integer ≥ 0, got ${checkEvery}`);
+    }
+    this.checkEvery = checkEvery;
     const stepsPerSubmit = options.stepsPerSubmit ?? 4;
     if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1) {
       throw new WeftInputError('stepsPerSubmit', `must be a positive integer, got ${stepsPerSubmit}`);
@@ -472,6 +492,11 @@ export class WebGpuImplicitSimulation implements Simulation {
       values: Record<string, number>,
     ) => uniform(label, struct, kernel, values);
 
+    const checkpoint = (member: string, until: string): Dispatch => ({
+      kind: 'checkpoint',
+      offset: groupsOffset(member),
+      until,
+    });
     // One linear solve of A x = b (b in `rhs`, x in `solution`).
     const solve = (): Dispatch[] => {
       const passes: Dispatch[] = [];
@@ -488,11 +513,13 @@ export class WebGpuImplicitSimulation implements Simulation {
       const cgDirection = indirect('cgDirection', 'cgDirection', 'cgGroups');
       const jacobiUpdate = indirect('jacobiUpdate', 'jacobiUpdate', 'cgGroups');
       const [alpha, beta, jacobi] = [scalars('cgAlpha'), scalars('cgBeta'), scalars('jacobi')];
-      for (let k = 0; k < o.maxIterations; k++) {
+      for (let k = 1; k <= o.maxIterations; k++) {
         if (o.solver === 'jacobi') passes.push(productOfSolution, jacobiUpdate, jacobi);
         else passes.push(productOfDirection, alpha, cgUpdate, beta, cgDirection);
+        if (checkEvery > 0 && k % checkEvery === 0 && k < o.maxIterations)
+          passes.push(checkpoint('cgGroups', 'solveEnd'));
       }
-      passes.push(scalars('solveEnd'));
+      passes.push({ kind: 'label', id: 'solveEnd' }, scalars('solveEnd'));
       return passes;
     };
     const jacobians = indirect('springJacobians', 'springJacobians', 'newtonSpringGroups');
@@ -535,10 +562,14 @@ export class WebGpuImplicitSimulation implements Simulation {
             o.solver === 'cg'
               ? [linearSolve.slice(0, 2), linearSolve.slice(2)]
               : [linearSolve.slice(0, 3), linearSolve.slice(3)];
-          passes.push(...first, scalars('backwardEulerCheck'));
+          passes.push(
+            ...first,
+            scalars('backwardEulerCheck'),
+            checkpoint('newtonParticleGroups', 'newtonEnd'),
+          );
           if (i < o.newtonIterations) passes.push(...rest.flat(), iterate, scalars('backwardEulerNorms'));
         }
-        passes.push(scalars('stepEnd'));
+        passes.push({ kind: 'label', id: 'newtonEnd' }, scalars('stepEnd'));
         break;
       }
       case 'variational-symplectic-implicit': {
@@ -556,6 +587,7 @@ export class WebGpuImplicitSimulation implements Simulation {
         for (let i = 0; i < o.newtonIterations; i++) {
           passes.push(
             scalars('variationalCheck'),
+            checkpoint('newtonParticleGroups', 'newtonEnd'),
             jacobians,
             assemble,
             ...linearSolve,
@@ -564,6 +596,7 @@ export class WebGpuImplicitSimulation implements Simulation {
           );
         }
         passes.push(
+          { kind: 'label', id: 'newtonEnd' },
           scalars('variationalCheck'),
           scalars('stepEnd'),
           direct('variationalFinish', 'variationalFinish.midpoint', n, { finish: finish(0) }),
@@ -601,6 +634,7 @@ export class WebGpuImplicitSimulation implements Simulation {
       3 * n * VEC4_BYTES,
       GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     );
+    this.checkReadback = create('checkReadback', 16, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
     this.controlReadback = create(
       'controlReadback',
       controlLayout.size,
@@ -614,7 +648,7 @@ export class WebGpuImplicitSimulation implements Simulation {
 
   /** Dispatches encoded per step (for the curious and for benchmarks). */
   get dispatchesPerStep(): number {
-    return this.stepPasses.length;
+    return this.stepPasses.filter((d) => d.kind === 'direct' || d.kind === 'indirect').length;
   }
 
   /** Encodes `steps` steps into `encoder` (one compute pass). */
@@ -636,6 +670,58 @@ export class WebGpuImplicitSimulation implements Simulation {
 
   finished(): Promise<void> {
     return this.device.queue.onSubmittedWorkDone();
+  }
+
+  /**
+   * Takes `steps` steps and resolves when they are done. With checkEvery = 0 this is `step()`
+   * then {@link finished}; with checkEvery = k it reads the solver state back at each checkpoint
+   * and skips the iterations (and Newton phases) no longer needed.
+   */
+  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    requireStepCount(steps);
+    if (this.checkEvery === 0) {
+      for (let done = 0; done < steps;) {
+        const chunk = Math.min(this.stepsPerSubmit, steps - done);
+        this.step(chunk);
+        await this.finished();
+        done += chunk;
+        onProgress?.(done, steps);
+      }
+      return;
+    }
+    const list = this.stepPasses;
+    for (let n = 0; n < steps; n++) {
+      let i = 0;
+      while (i < list.length) {
+        const encoder = this.device.createCommandEncoder({ label: 'WebGpuImplicitSimulation.advance' });
+        const pass = encoder.beginComputePass();
+        const start = i;
+        while (i < list.length && list[i]!.kind !== 'checkpoint') i++;
+        this.encodeDispatches(pass, list.slice(start, i));
+        pass.end();
+        const check = list[i];
+        if (check?.kind === 'checkpoint')
+          encoder.copyBufferToBuffer(this.control, check.offset, this.checkReadback, 0, 4);
+        this.device.queue.submit([encoder.finish()]);
+        i++;
+        if (check?.kind !== 'checkpoint') continue;
+        const groups = await this.serialized(async () => {
+          await this.checkReadback.mapAsync(GPUMapMode.READ);
+          const value = new Uint32Array(this.checkReadback.getMappedRange(0, 4))[0]!;
+          this.checkReadback.unmap();
+          return value;
+        });
+        if (groups === 0) {
+          while (
+            i < list.length &&
+            !(list[i]!.kind === 'label' && (list[i] as { id: string }).id === check.until)
+          )
+            i++;
+        }
+      }
+      this.steps++;
+      onProgress?.(n + 1, steps);
+    }
   }
 
   private serialized<T>(read: () => Promise<T>): Promise<T> {
@@ -774,6 +860,7 @@ export class WebGpuImplicitSimulation implements Simulation {
 
   private encodeDispatches(pass: GPUComputePassEncoder, dispatches: readonly Dispatch[]): void {
     for (const dispatch of dispatches) {
+      if (dispatch.kind === 'checkpoint' || dispatch.kind === 'label') continue;
       pass.setPipeline(dispatch.pipeline);
       pass.setBindGroup(0, dispatch.bindGroup);
       if (dispatch.kind === 'indirect') pass.dispatchWorkgroupsIndirect(this.control, dispatch.offset);

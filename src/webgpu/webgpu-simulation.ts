@@ -296,6 +296,18 @@ export class WebGpuSimulation implements Simulation {
     }
   }
 
+  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    requireStepCount(steps);
+    const chunk = Math.max(this.stepsPerSubmit, Math.ceil(steps / 100));
+    for (let done = 0; done < steps;) {
+      const next = Math.min(chunk, steps - done);
+      this.step(next);
+      await this.finished();
+      done += next;
+      onProgress?.(done, steps);
+    }
+  }
+
   finished(): Promise<void> {
     return this.device.queue.onSubmittedWorkDone();
   }
