@@ -319,7 +319,7 @@ export class CpuImplicitSimulation implements Simulation {
   /**
    * Implicit variational symplectic, α = ½ (SOFA VariationalSymplecticSolver): Newton on the
    * midpoint increment res, q_i = q₀ + res_i:
-   *   ((4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K(q_i)) res_{i+1} = f(q_i, v) + (2/h) p − K(q_i) res_i,
+   *   ((4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K(q_i)) res_{i+1} = f(q_i, v) + (2/h) p + K(q_i) res_i   (SOFA: addMBKdx with K factor −1 on ∂f/∂x),
    * while (i < newtonIterations and ‖q_{i+1} − q_i‖/‖q₀‖ > newtonError) or i = 0; then
    * v₊ = 2 res/h, p₊ = (h/2) f(q₀ + res, v₊) + M v₊, x₊ = q₀ + 2 res.
    */
@@ -341,7 +341,7 @@ export class CpuImplicitSimulation implements Simulation {
     let iteration = 0;
     while ((iteration < o.newtonIterations && error > o.newtonError) || iteration === 0) {
       this.evaluate(x, v);
-      this.rightHandSide({ forceScale: 1, extraScale: 2 / h, accelerationStiffness: 1 }, v, p);
+      this.rightHandSide({ forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1 }, v, p);
       this.solve({
         mass: 4 / (h * h) + (4 * this.rayleighMass) / h,
         damping: 0,

@@ -20,7 +20,7 @@ export const IMPLICIT_INTEGRATORS = {
   'variational-symplectic-implicit': {
     order: 2,
     summary:
-      'Implicit variational symplectic (α = ½, SOFA): Newton on the midpoint increment, (4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K; momentum p₊ = M v₊ + (h/2) f(x + h v₊/2).',
+      'Implicit variational symplectic (α = ½, SOFA): Newton on the midpoint increment, (4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K; momentum p₊ = M v₊ + (h/2) f(x + h v₊/2). Conserves the Hamiltonian of undamped systems; spring damping is explicit in it (as in SOFA), so stiff damped cloths need small steps.',
   },
 } as const satisfies Record<string, { order: number; summary: string }>;
 

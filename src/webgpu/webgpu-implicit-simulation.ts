@@ -148,7 +148,7 @@ export function rhsCoefficients(
       };
     }
     case 'variational-symplectic-implicit':
-      return { ...none, forceScale: 1, extraScale: 2 / h, accelerationStiffness: 1 };
+      return { ...none, forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1 };
   }
 }
 
