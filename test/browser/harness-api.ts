@@ -1,5 +1,6 @@
-/** What test/browser/gpu-harness.ts puts on `window`, for the tests that drive it. */
+/** What test/browser/gpu-harness.ts and implicit-harness.ts put on `window`, for the tests that drive them. */
 import type { DeterminismResult, GpuCase, GpuCaseResult } from '../helpers/gpu-cases.ts';
+import type { ImplicitRunner } from '../helpers/implicit-cases.ts';
 
 export interface WeftHarness {
   /**
@@ -13,8 +14,23 @@ export interface WeftHarness {
   provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
 }
 
+/**
+ * test/browser/implicit-harness.ts: the runners of test/helpers/implicit-cases.ts on one device
+ * shared by the page's calls (requested on the first). Each runner returns the GPU errors its
+ * case raised; every call rejects when the browser has no `navigator.gpu` or no adapter.
+ */
+export interface WeftImplicitHarness extends ImplicitRunner {
+  /** The shared device's adapter, in words. */
+  adapter(): Promise<string>;
+  /** Makes one invalid buffer inside error scopes and one outside, on a device of its own. */
+  provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
+  /** Destroys the shared device (a later call requests a new one). */
+  release(): Promise<void>;
+}
+
 declare global {
   interface Window {
     weftHarness?: WeftHarness;
+    weftImplicitHarness?: WeftImplicitHarness;
   }
 }
