@@ -4,28 +4,10 @@
  * page (pipelines compile once per device, ~0.5 s on SwiftShader), each inside its own error
  * scopes with the device's uncaptured-error listener watched; `release()` destroys it.
  */
-import { describeAdapterInfo } from '../../src/webgpu/device.ts';
+import { requestDevice } from './request-device.ts';
 import { provokeValidationErrors, watchUncapturedErrors } from '../helpers/gpu-cases.ts';
 import { deviceRunner, type ImplicitRunner } from '../helpers/implicit-cases.ts';
 import type { WeftImplicitHarness } from './harness-api.ts';
-
-/** An adapter from navigator.gpu and a device of its own; throws, loudly, when there is none. */
-async function requestDevice(label: string): Promise<{ adapter: string; device: GPUDevice }> {
-  if (!navigator.gpu) {
-    throw new Error(
-      'navigator.gpu is missing: this Chromium has WebGPU off (launch flags: --enable-unsafe-webgpu, ' +
-        '--use-webgpu-adapter=swiftshader; the page must be a secure context such as http://127.0.0.1)',
-    );
-  }
-  const adapter = await navigator.gpu.requestAdapter();
-  if (!adapter) {
-    throw new Error(
-      'navigator.gpu.requestAdapter() returned null: no WebGPU adapter (SwiftShader expected here)',
-    );
-  }
-  const device = await adapter.requestDevice({ label });
-  return { adapter: describeAdapterInfo(adapter.info), device };
-}
 
 interface Shared {
   adapter: string;
