@@ -266,7 +266,7 @@ export class WebGpuImplicitSimulation implements Simulation {
     if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1) {
       throw new WeftInputError('stepsPerSubmit', `must be a positive integer, got ${stepsPerSubmit}`);
     }
-    checkDeviceFits(model, device.limits, workgroupSize);
+    checkDeviceFits(model, device.limits, workgroupSize, true);
     this.model = model;
     this.integrator = options.integrator;
     this.dt = h;

@@ -27,14 +27,31 @@ export interface WebGpuSimulationOptions extends IntegrationOptions {
 /**
  * Checks that a model fits the device before anything is allocated, naming what does not fit.
  */
-export function checkDeviceFits(model: Model, limits: GPUSupportedLimits, workgroupSize: number): void {
-  const springStride = kernels().springForces.bindings.get('springs')!.stride;
+export function checkDeviceFits(
+  model: Model,
+  limits: GPUSupportedLimits,
+  workgroupSize: number,
+  implicit = false,
+): void {
+  const layouts = kernels();
+  const springStride = layouts.springForces.bindings.get('springs')!.stride;
   const arrays: [string, number][] = [
     ['particles (vec4 per particle)', model.particleCount * VEC4_BYTES],
     ['springs (Spring structs)', model.springCount * springStride],
     ['springs (forces, vec4 per spring)', model.springCount * VEC4_BYTES],
     ['springs (incidence list)', model.incidence.entries.length * 4],
   ];
+  if (implicit) {
+    const stateStride = layouts.springJacobians.bindings.get('springStates')!.stride;
+    arrays.push(
+      ['springs (SpringState structs)', model.springCount * stateStride],
+      [
+        'springs (incidence with other endpoints)',
+        (model.particleCount + 1 + 2 * model.incidence.entries.length) * 4,
+      ],
+      ['particles (3×3 inverse diagonal blocks)', 2 * model.particleCount * VEC4_BYTES],
+    );
+  }
   const maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
   for (const [what, bytes] of arrays) {
     if (bytes > maxBinding) {

@@ -1,0 +1,251 @@
+/**
+ * Error-controlled integration on the CPU: rk45 (Cash–Karp), step doubling of any explicit scheme,
+ * and velocity-implicit Euler. The step is chosen per step from the error estimate; advanceTo()
+ * lands exactly on the time asked for (the last step is clipped).
+ */
+import type { SolverStats } from '../integrators/implicit-options.ts';
+import type { RealArray } from '../cpu/passes.ts';
+import type { Model } from '../model/model.ts';
+import type { SimulationState } from '../simulation-types.ts';
+import { requireFiniteState } from '../state-check.ts';
+import { WeftInputError } from '../errors.ts';
+import { startingStep, stepFactor, type AdaptiveStepper } from './controller.ts';
+import { WeftStepSizeError } from './errors.ts';
+import {
+  emptyNewtonStats,
+  resolveAdaptiveOptions,
+  type AdaptiveIntegratorName,
+  type AdaptiveOptions,
+  type AdaptiveStats,
+  type ResolvedAdaptiveOptions,
+} from './options.ts';
+import { CashKarpStepper } from './rk45.ts';
+import { StepDoublingStepper } from './step-doubling.ts';
+import { derivative } from './stage-passes.ts';
+import { VelocityImplicitEulerStepper } from './velocity-implicit-euler.ts';
+
+/** Progress of {@link AdaptiveSimulation.advanceTo}: the time reached and the target, s. */
+export type TimeProgressCallback = (time: number, target: number) => void;
+
+/**
+ * An adaptive-step simulation. Orders: rk45 propagates order 5 (explicit: on stiff systems its
+ * step is held at the stability limit whatever the accuracy asked for); step doubling has the
+ * doubled scheme's order (p + 1 with `extrapolate`); velocity-implicit-euler is order 1 and
+ * L-stable, so on stiff systems its step follows the accuracy only.
+ *
+ * Error control is per step (the local error of each step is held below the tolerances); the
+ * global error is not controlled and grows with the number of steps on non-contracting systems.
+ */
+export class AdaptiveSimulation {
+  readonly backend = 'cpu';
+  readonly integrator: AdaptiveIntegratorName;
+  readonly model: Model;
+  readonly description: string;
+  readonly options: ResolvedAdaptiveOptions;
+  private readonly stepper: AdaptiveStepper;
+  private readonly newtonStepper: VelocityImplicitEulerStepper | null;
+  private readonly real: (length: number) => RealArray;
+  private t = 0;
+  /** The controller's proposal for the next step; null until the first step. */
+  private proposal: number | null = null;
+  private lastRejected = false;
+  private readonly stats: Omit<AdaptiveStats, 'derivativeEvaluations' | 'newton' | 'nextStep'> = {
+    acceptedSteps: 0,
+    rejectedSteps: 0,
+    shrinksFromErrorControl: 0,
+    shrinksFromNewtonFailure: 0,
+    smallestStep: Infinity,
+    largestStep: 0,
+    lastErrorEstimate: 0,
+    maxErrorEstimate: 0,
+    minStepViolations: 0,
+    accuracyMet: true,
+  };
+  private startingEvaluations = 0;
+
+  constructor(model: Model, options: AdaptiveOptions) {
+    if (typeof options !== 'object' || options === null)
+      throw new WeftInputError('options', 'must be an object with at least `integrator`');
+    const o = resolveAdaptiveOptions(options);
+    this.options = o;
+    this.model = model;
+    this.integrator = o.integrator;
+    this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
+    const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
+    switch (o.integrator) {
+      case 'rk45':
+        this.stepper = new CashKarpStepper(model, initial, o.rayleighMass, o.tolerances, this.real);
+        break;
+      case 'step-doubling':
+        this.stepper = new StepDoublingStepper(
+          model,
+          initial,
+          o.scheme,
+          o.rayleighMass,
+          o.tolerances,
+          o.extrapolate,
+          this.real,
+        );
+        break;
+      case 'velocity-implicit-euler':
+        this.stepper = new VelocityImplicitEulerStepper(model, initial, o, this.real);
+        break;
+    }
+    this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
+    const what = o.integrator === 'step-doubling' ? `step-doubling(${o.scheme})` : o.integrator;
+    this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.tolerances.relative}`;
+  }
+
+  /** Simulated time, s. */
+  get time(): number {
+    return this.t;
+  }
+
+  /** Accepted steps so far. */
+  get stepCount(): number {
+    return this.stats.acceptedSteps;
+  }
+
+  /**
+   * Integrates to `target` (s, ≥ the current time), landing on it exactly. Throws
+   * {@link WeftStepSizeError} when a step fails at minStep (non-finite, Newton failure, or the
+   * accuracy with `onMinStep: 'throw'`); the state then stays at the last accepted step.
+   */
+  async advanceTo(target: number, onProgress?: TimeProgressCallback): Promise<void> {
+    if (typeof target !== 'number' || !Number.isFinite(target) || target < this.t)
+      throw new WeftInputError('tEnd', `must be a finite time ≥ the current time ${this.t} s, got ${target}`);
+    const start = this.t;
+    const reportEvery = (target - start) / 100;
+    let nextReport = start + reportEvery;
+    while (this.t < target) {
+      this.step(target);
+      if (onProgress && (this.t >= nextReport || this.t === target)) {
+        onProgress(this.t, target);
+        nextReport = this.t + reportEvery;
+        await Promise.resolve();
+      }
+    }
+  }
+
+  /** One accepted step towards `target` (after as many rejected attempts as it takes). */
+  private step(target: number): void {
+    const o = this.options;
+    if (this.proposal === null) this.proposal = this.firstStep();
+    for (;;) {
+      const planned = Math.min(this.proposal, o.maxStep);
+      const remaining = target - this.t;
+      const clipped = planned >= remaining;
+      const h = clipped ? remaining : planned;
+      const atMinimum = h <= o.minStep;
+      const outcome = this.stepper.attempt(h);
+      if (outcome.kind === 'newton-failed') {
+        if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');
+        this.stats.shrinksFromNewtonFailure++;
+        this.stats.rejectedSteps++;
+        this.proposal = Math.max(o.minStep, h * o.newtonFailureShrink);
+        this.lastRejected = true;
+        continue;
+      }
+      const error = outcome.error;
+      if (!(error <= 1)) {
+        if (atMinimum) {
+          if (!Number.isFinite(error)) throw new WeftStepSizeError(this.t, h, 'non-finite');
+          if (o.onMinStep === 'throw') throw new WeftStepSizeError(this.t, h, 'accuracy');
+          this.stats.minStepViolations++;
+          this.stats.accuracyMet = false;
+        } else {
+          this.stats.shrinksFromErrorControl++;
+          this.stats.rejectedSteps++;
+          this.proposal = Math.max(o.minStep, h * stepFactor(error, this.stepper.estimateOrder, o, true));
+          this.lastRejected = true;
+          continue;
+        }
+      }
+      this.stepper.accept();
+      this.t = clipped ? target : this.t + h;
+      const s = this.stats;
+      s.acceptedSteps++;
+      if (!clipped) s.smallestStep = Math.min(s.smallestStep, h);
+      s.largestStep = Math.max(s.largestStep, h);
+      s.lastErrorEstimate = error;
+      s.maxErrorEstimate = Math.max(s.maxErrorEstimate, error);
+      const next = h * stepFactor(error, this.stepper.estimateOrder, o, this.lastRejected);
+      // A step shortened to land on the target says nothing against the step planned before it.
+      this.proposal = Math.min(o.maxStep, Math.max(o.minStep, clipped ? Math.max(next, planned) : next));
+      this.lastRejected = false;
+      return;
+    }
+  }
+
+  private firstStep(): number {
+    const o = this.options;
+    if (o.initialStep !== null) return o.initialStep;
+    const n3 = 3 * this.model.particleCount;
+    const springForce = this.real(3 * this.model.springCount);
+    const guess = startingStep(
+      this.model,
+      this.stepper.current,
+      this.stepper.estimateOrder,
+      o.tolerances,
+      (x, v, out) => {
+        derivative(this.model, x, v, o.rayleighMass, springForce, out);
+        this.startingEvaluations++;
+      },
+      { a0: this.real(n3), a1: this.real(n3), x1: this.real(n3), v1: this.real(n3) },
+    );
+    return Math.min(o.maxStep, Math.max(o.minStep, guess));
+  }
+
+  /**
+   * The current state; step = accepted steps, time = simulated time. Throws WeftDivergenceError
+   * on NaN/Inf (which an accepted step never has: such a step is rejected).
+   */
+  readState(): Promise<SimulationState> {
+    const { positions, velocities } = this.stepper.current;
+    return Promise.resolve(
+      requireFiniteState({
+        step: this.stats.acceptedSteps,
+        time: this.t,
+        positions: Float64Array.from(positions),
+        velocities: Float64Array.from(velocities),
+      }),
+    );
+  }
+
+  /** A copy of the statistics. */
+  readStats(): AdaptiveStats {
+    return {
+      ...this.stats,
+      nextStep: this.proposal ?? NaN,
+      derivativeEvaluations: this.stepper.derivativeEvaluations + this.startingEvaluations,
+      newton: this.newtonStepper ? { ...this.newtonStepper.newton } : emptyNewtonStats(),
+    };
+  }
+
+  /**
+   * The statistics in the shape the implicit integrators report ({@link SolverStats}), for code
+   * that prints those: steps = accepted steps, Newton iterations and linear solves of
+   * velocity-implicit-euler (zeros for the explicit schemes), converged = accuracy met so far.
+   */
+  readSolverStats(): Promise<SolverStats> {
+    const s = this.readStats();
+    return Promise.resolve({
+      steps: s.acceptedSteps,
+      linearSolves: s.newton.linearSolves,
+      linearIterations: s.newton.linearIterations,
+      maxLinearIterations: s.newton.maxLinearIterations,
+      lastResidual: s.newton.lastLinearResidual,
+      maxResidual: s.newton.maxLinearResidual,
+      unconvergedSolves: s.newton.unconvergedLinearSolves,
+      newtonIterations: s.newton.iterations,
+      unconvergedSteps: s.minStepViolations,
+      converged: s.accuracyMet,
+    });
+  }
+
+  finished(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  destroy(): void {}
+}

@@ -1,0 +1,460 @@
+/**
+ * Names, options and statistics of the adaptive integrators (rk45, step doubling,
+ * velocity-implicit Euler) and of the fixed-step multistep and predictor–corrector integrators.
+ * Every option has a default; units are SI. A bad option is a {@link WeftInputError} naming it.
+ */
+import { WeftInputError } from '../errors.ts';
+import { EXPLICIT_INTEGRATORS, type ExplicitIntegratorName } from '../integrators/schemes.ts';
+import type { ErrorTolerances } from './error-norm.ts';
+
+/** The error-controlled integrators, with the order of the solution they propagate. */
+export const ADAPTIVE_INTEGRATORS = {
+  rk45: {
+    order: 5,
+    summary:
+      'Embedded Runge–Kutta, Cash–Karp coefficients (spec/ode-lecture-mass-spring-cloth.md): 6 evaluations per step; propagates the 5th-order solution, error estimate y⁵ − y⁴ (local extrapolation). Explicit: the step is bounded by stability on stiff systems.',
+  },
+  'step-doubling': {
+    order: 0,
+    summary:
+      'Any explicit scheme (option `scheme`) with step doubling: one step h and two steps h/2, error = their difference (O(h^(p+1))), the two half steps propagated (optionally Richardson-extrapolated). Order = the scheme’s.',
+  },
+  'velocity-implicit-euler': {
+    order: 1,
+    summary:
+      'Implicit Euler with Newton in the velocities only (Drake VelocityImplicitEulerIntegrator): v₊ = v + h M⁻¹ f(x + h v₊, v₊), x₊ = x + h v₊; error from one full step vs two half steps (order 2), half steps propagated. L-stable: the step follows accuracy, not stiffness.',
+  },
+} as const satisfies Record<string, { order: number; summary: string }>;
+
+export type AdaptiveIntegratorName = keyof typeof ADAPTIVE_INTEGRATORS;
+export const ADAPTIVE_INTEGRATOR_NAMES = Object.keys(ADAPTIVE_INTEGRATORS) as AdaptiveIntegratorName[];
+
+/**
+ * Order p of one step of each explicit scheme as a map (x, v) → (x₊, v₊) from a collocated state,
+ * which is what step doubling measures: its estimate is O(h^(p+1)). central-difference with r_m = 0
+ * is symplectic Euler as a map, hence 1 here (its order 2 needs a staggered start, which step
+ * doubling does not keep).
+ */
+export const STEP_DOUBLING_ORDER: Record<ExplicitIntegratorName, number> = {
+  'explicit-euler': 1,
+  'symplectic-euler': 1,
+  'variational-symplectic': 1,
+  'central-difference': 1,
+  rk2: 2,
+  heun: 2,
+  rk4: 4,
+};
+
+/** Options of {@link AdaptiveSimulation}. */
+export interface AdaptiveOptions {
+  /** Required: 'rk45', 'step-doubling' or 'velocity-implicit-euler'. */
+  integrator: AdaptiveIntegratorName;
+  /**
+   * Relative tolerance r of the error control: a step is accepted when its error estimate e
+   * satisfies ‖e / sc‖ ≤ 1 with sc_i = a_i + r max(|y_i|, |ŷ_i|) (Hairer). Default 1e-4.
+   */
+  accuracy?: number;
+  /** Absolute tolerance of positions, m. Default: equal to `accuracy` (as a number of metres). */
+  absoluteTolerance?: number;
+  /** Absolute tolerance of velocities, m/s. Default: `absoluteTolerance`. */
+  velocityAbsoluteTolerance?: number;
+  /** Weight of position errors in the norm (Drake's generalized state weights). Default 1. */
+  positionWeight?: number;
+  /** Weight of velocity errors in the norm. Default 1. */
+  velocityWeight?: number;
+  /** 'rms' (weighted root mean square over free particles' components, Hairer) or 'max'. Default 'rms'. */
+  errorNorm?: 'rms' | 'max';
+  /** Smallest step the controller may choose, s. Default 1e-10. A step at minStep whose error is above the accuracy is accepted and counted (see `onMinStep`). */
+  minStep?: number;
+  /** Largest step, s. Default Infinity (the step is still clipped to land on each target time). */
+  maxStep?: number;
+  /** First step tried, s. Default: Hairer's starting-step estimate (two extra evaluations), clamped to [minStep, maxStep]. */
+  initialStep?: number;
+  /** Safety factor of the step proposal h · safety · e^(−1/q). Default 0.9. */
+  safetyFactor?: number;
+  /** Largest ratio of a new step to the last, > 1. Default 5. */
+  growthLimit?: number;
+  /** Smallest ratio of a new step to the last on error-control shrinkage, in (0, 1). Default 0.1. */
+  shrinkLimit?: number;
+  /** Ratio applied to the step after a Newton failure, in (0, 1). Default 0.5. */
+  newtonFailureShrink?: number;
+  /**
+   * At minStep with the error above the accuracy: 'accept' the step and count it in
+   * `stats.minStepViolations` (and set `stats.accuracyMet` false), or 'throw' a WeftStepSizeError.
+   * Default 'accept'. A non-finite or Newton-failed step at minStep always throws.
+   */
+  onMinStep?: 'accept' | 'throw';
+  /** Rayleigh mass damping r_m (force −r_m M v), 1/s. Default 0. */
+  rayleighMass?: number;
+  /** Storage precision, as CpuSimulation: 'f64' (default) or 'f32' (arithmetic stays float64). */
+  precision?: 'f64' | 'f32';
+  /** step-doubling: the explicit scheme doubled. Default 'heun'. */
+  scheme?: ExplicitIntegratorName;
+  /** step-doubling: propagate the Richardson extrapolation y½ + (y½ − y₁)/(2^p − 1) (order p + 1). Default false. */
+  extrapolate?: boolean;
+  /** velocity-implicit-euler: most Newton iterations per solve (Drake default 10). */
+  maxNewtonIterations?: number;
+  /** velocity-implicit-euler: reuse the Jacobian (K, B) and iteration matrix across steps (Drake's default, true). */
+  reuseJacobian?: boolean;
+  /** velocity-implicit-euler: "full Newton": fresh Jacobian and iteration matrix at every Newton iteration. Default false. */
+  fullNewton?: boolean;
+  /** velocity-implicit-euler: κ of the convergence test η ‖Δ‖ ≤ κ (Hairer IV.8.10; Drake 0.05), ‖Δ‖ in the tolerance-scaled norm. */
+  newtonKappa?: number;
+  /** velocity-implicit-euler: relative residual of each PCG solve. Default 1e-10. */
+  linearTolerance?: number;
+  /** velocity-implicit-euler: most PCG iterations per solve. Default 1000. */
+  linearMaxIterations?: number;
+  /** velocity-implicit-euler: PCG preconditioner, 3×3 blocks or scalars. Default 'block'. */
+  preconditioner?: 'block' | 'scalar';
+  /** velocity-implicit-euler: stiffness Jacobian 'clamped' (SPD, default) or 'exact'. */
+  jacobian?: 'clamped' | 'exact';
+}
+
+export interface ResolvedAdaptiveOptions {
+  integrator: AdaptiveIntegratorName;
+  tolerances: ErrorTolerances;
+  minStep: number;
+  maxStep: number;
+  initialStep: number | null;
+  safetyFactor: number;
+  growthLimit: number;
+  shrinkLimit: number;
+  newtonFailureShrink: number;
+  onMinStep: 'accept' | 'throw';
+  rayleighMass: number;
+  precision: 'f64' | 'f32';
+  scheme: ExplicitIntegratorName;
+  extrapolate: boolean;
+  maxNewtonIterations: number;
+  reuseJacobian: boolean;
+  fullNewton: boolean;
+  newtonKappa: number;
+  linearTolerance: number;
+  linearMaxIterations: number;
+  preconditioner: 'block' | 'scalar';
+  jacobian: 'clamped' | 'exact';
+}
+
+function number(
+  field: string,
+  value: unknown,
+  fallback: number,
+  check: (v: number) => boolean,
+  rule: string,
+): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || Number.isNaN(v) || !check(v))
+    throw new WeftInputError(field, `must be ${rule}, got ${String(v)}`);
+  return v;
+}
+
+function choice<T extends string>(field: string, value: unknown, fallback: T, allowed: readonly T[]): T {
+  const v = value ?? fallback;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    throw new WeftInputError(field, `must be one of ${allowed.join(', ')}, got '${String(v)}'`);
+  return v as T;
+}
+
+function flag(field: string, value: unknown, fallback: boolean): boolean {
+  const v = value ?? fallback;
+  if (typeof v !== 'boolean') throw new WeftInputError(field, `must be true or false, got ${String(v)}`);
+  return v;
+}
+
+const finitePositive = (v: number): boolean => Number.isFinite(v) && v > 0;
+const finiteNonNegative = (v: number): boolean => Number.isFinite(v) && v >= 0;
+const positiveInteger = (v: number): boolean => Number.isInteger(v) && v >= 1;
+
+export function resolveAdaptiveOptions(options: AdaptiveOptions): ResolvedAdaptiveOptions {
+  if (options.integrator === undefined)
+    throw new WeftInputError('integrator', `is required (one of ${ADAPTIVE_INTEGRATOR_NAMES.join(', ')})`);
+  const integrator = choice('integrator', options.integrator, 'rk45', ADAPTIVE_INTEGRATOR_NAMES);
+  const accuracy = number(
+    'accuracy',
+    options.accuracy,
+    1e-4,
+    (v) => Number.isFinite(v) && v > 0 && v < 1,
+    'a number in (0, 1)',
+  );
+  const absolutePosition = number(
+    'absoluteTolerance',
+    options.absoluteTolerance,
+    accuracy,
+    finitePositive,
+    'a finite number > 0',
+  );
+  const absoluteVelocity = number(
+    'velocityAbsoluteTolerance',
+    options.velocityAbsoluteTolerance,
+    absolutePosition,
+    finitePositive,
+    'a finite number > 0',
+  );
+  const tolerances: ErrorTolerances = {
+    relative: accuracy,
+    absolutePosition,
+    absoluteVelocity,
+    positionWeight: number(
+      'positionWeight',
+      options.positionWeight,
+      1,
+      finiteNonNegative,
+      'a finite number ≥ 0',
+    ),
+    velocityWeight: number(
+      'velocityWeight',
+      options.velocityWeight,
+      1,
+      finiteNonNegative,
+      'a finite number ≥ 0',
+    ),
+    norm: choice('errorNorm', options.errorNorm, 'rms', ['rms', 'max'] as const),
+  };
+  if (tolerances.positionWeight === 0 && tolerances.velocityWeight === 0)
+    throw new WeftInputError('positionWeight', 'positionWeight and velocityWeight cannot both be 0');
+  const minStep = number('minStep', options.minStep, 1e-10, finitePositive, 'a finite number > 0');
+  const maxStep = number('maxStep', options.maxStep, Infinity, (v) => v > 0, 'a number > 0');
+  if (maxStep < minStep)
+    throw new WeftInputError('maxStep', `must be ≥ minStep (${minStep} s), got ${maxStep}`);
+  let initialStep: number | null = null;
+  if (options.initialStep !== undefined) {
+    initialStep = number('initialStep', options.initialStep, 0, finitePositive, 'a finite number > 0');
+    if (initialStep < minStep || initialStep > maxStep)
+      throw new WeftInputError(
+        'initialStep',
+        `must lie in [minStep, maxStep] = [${minStep}, ${maxStep}] s, got ${initialStep}`,
+      );
+  }
+  const scheme = choice(
+    'scheme',
+    options.scheme,
+    'heun',
+    Object.keys(EXPLICIT_INTEGRATORS) as ExplicitIntegratorName[],
+  );
+  if (options.scheme !== undefined && integrator !== 'step-doubling')
+    throw new WeftInputError('scheme', `applies to step-doubling only, not to '${integrator}'`);
+  return {
+    integrator,
+    tolerances,
+    minStep,
+    maxStep,
+    initialStep,
+    safetyFactor: number(
+      'safetyFactor',
+      options.safetyFactor,
+      0.9,
+      (v) => v > 0 && v <= 1,
+      'a number in (0, 1]',
+    ),
+    growthLimit: number(
+      'growthLimit',
+      options.growthLimit,
+      5,
+      (v) => Number.isFinite(v) && v > 1,
+      'a finite number > 1',
+    ),
+    shrinkLimit: number('shrinkLimit', options.shrinkLimit, 0.1, (v) => v > 0 && v < 1, 'a number in (0, 1)'),
+    newtonFailureShrink: number(
+      'newtonFailureShrink',
+      options.newtonFailureShrink,
+      0.5,
+      (v) => v > 0 && v < 1,
+      'a number in (0, 1)',
+    ),
+    onMinStep: choice('onMinStep', options.onMinStep, 'accept', ['accept', 'throw'] as const),
+    rayleighMass: number('rayleighMass', options.rayleighMass, 0, finiteNonNegative, 'a finite number ≥ 0'),
+    precision: choice('precision', options.precision, 'f64', ['f64', 'f32'] as const),
+    scheme,
+    extrapolate: flag('extrapolate', options.extrapolate, false),
+    maxNewtonIterations: number(
+      'maxNewtonIterations',
+      options.maxNewtonIterations,
+      10,
+      positiveInteger,
+      'an integer ≥ 1',
+    ),
+    reuseJacobian: flag('reuseJacobian', options.reuseJacobian, true),
+    fullNewton: flag('fullNewton', options.fullNewton, false),
+    newtonKappa: number(
+      'newtonKappa',
+      options.newtonKappa,
+      0.05,
+      (v) => v > 0 && v <= 1,
+      'a number in (0, 1]',
+    ),
+    linearTolerance: number(
+      'linearTolerance',
+      options.linearTolerance,
+      1e-10,
+      (v) => v > 0 && v < 1,
+      'a number in (0, 1)',
+    ),
+    linearMaxIterations: number(
+      'linearMaxIterations',
+      options.linearMaxIterations,
+      1000,
+      positiveInteger,
+      'an integer ≥ 1',
+    ),
+    preconditioner: choice('preconditioner', options.preconditioner, 'block', ['block', 'scalar'] as const),
+    jacobian: choice('jacobian', options.jacobian, 'clamped', ['clamped', 'exact'] as const),
+  };
+}
+
+/** Newton statistics of velocity-implicit-euler (all zero for the explicit adaptive schemes). */
+export interface NewtonStats {
+  /** Newton iterations, in all solves (large and half steps, successful or not). */
+  iterations: number;
+  /** Evaluations of the spring Jacobians K and B. */
+  jacobianEvaluations: number;
+  /**
+   * Formations of the iteration matrix M + h B + h² K for a new (Jacobian, h): Drake's
+   * "factorizations". Matrix-free here, so forming it means only new coefficients; solveLinear
+   * rebuilds its block-diagonal preconditioner in every solve (counted in `linearSolves`).
+   */
+  factorizations: number;
+  /** PCG solves. */
+  linearSolves: number;
+  /** PCG iterations, in all solves. */
+  linearIterations: number;
+  /** Most PCG iterations one solve took. */
+  maxLinearIterations: number;
+  /** Relative residual ‖b − A x‖/‖b‖ of the last solve. */
+  lastLinearResidual: number;
+  /** Largest relative residual any solve ended with. */
+  maxLinearResidual: number;
+  /** Solves that stopped at linearMaxIterations (or broke down) above linearTolerance. */
+  unconvergedLinearSolves: number;
+  /** Newton processes that ended without converging (each is followed by a fresher trial or a smaller step). */
+  failedSolves: number;
+  /** Of those, the ones stopped because the iteration diverged (θ ≥ 1, or non-finite). */
+  divergences: number;
+  /** The part of `iterations` spent on the large (error-estimating) step, as Drake reports it. */
+  errorEstimatorIterations: number;
+  /** The part of `jacobianEvaluations` done during the large step. */
+  errorEstimatorJacobianEvaluations: number;
+  /** The part of `factorizations` done during the large step. */
+  errorEstimatorFactorizations: number;
+}
+
+/** Statistics of an {@link AdaptiveSimulation} since it was created. */
+export interface AdaptiveStats {
+  /** Accepted steps. */
+  acceptedSteps: number;
+  /** Attempts thrown away: shrinksFromErrorControl + shrinksFromNewtonFailure. */
+  rejectedSteps: number;
+  /** Attempts rejected because the error estimate was above the accuracy (or not finite). */
+  shrinksFromErrorControl: number;
+  /** Attempts abandoned because Newton failed in every trial (Drake: substep failures). */
+  shrinksFromNewtonFailure: number;
+  /** Smallest accepted step chosen by the controller, s (steps shortened to land on a target time are left out); Infinity before any. */
+  smallestStep: number;
+  /** Largest accepted step, s; 0 before any. */
+  largestStep: number;
+  /** The step the controller proposes next, s. */
+  nextStep: number;
+  /** Tolerance-scaled error norm of the last accepted step (≤ 1 when it met the accuracy). */
+  lastErrorEstimate: number;
+  /** Largest tolerance-scaled error norm of any accepted step. */
+  maxErrorEstimate: number;
+  /** Steps accepted at minStep with their error above the accuracy. */
+  minStepViolations: number;
+  /** False once any accepted step did not meet the accuracy (a minStep violation). */
+  accuracyMet: boolean;
+  /** Evaluations of a(x, v) (spring forces + gather), including the starting-step estimate. */
+  derivativeEvaluations: number;
+  /** Newton statistics (velocity-implicit-euler; zeros otherwise). */
+  newton: NewtonStats;
+}
+
+export function emptyNewtonStats(): NewtonStats {
+  return {
+    iterations: 0,
+    jacobianEvaluations: 0,
+    factorizations: 0,
+    linearSolves: 0,
+    linearIterations: 0,
+    maxLinearIterations: 0,
+    lastLinearResidual: 0,
+    maxLinearResidual: 0,
+    unconvergedLinearSolves: 0,
+    failedSolves: 0,
+    divergences: 0,
+    errorEstimatorIterations: 0,
+    errorEstimatorJacobianEvaluations: 0,
+    errorEstimatorFactorizations: 0,
+  };
+}
+
+/** The fixed-step multistep and predictor–corrector integrators (spec/integration-methods-lecture-de.md). */
+export const MULTISTEP_INTEGRATORS = {
+  'adams-bashforth-2': {
+    order: 2,
+    summary:
+      'y₊ = y + h (3/2 F_n − 1/2 F_{n−1}); one evaluation per step; the first step by RK4. Weakly unstable on an undamped oscillator (amplitude grows as O(h³ω⁴ t)).',
+  },
+  'adams-bashforth-3': {
+    order: 3,
+    summary:
+      'y₊ = y + h (23 F_n − 16 F_{n−1} + 5 F_{n−2})/12; one evaluation per step; the first two steps by RK4.',
+  },
+  'adams-moulton-pc': {
+    order: 3,
+    summary:
+      'Predictor–corrector P(EC)^m E: AB3 predictor, 2-step Adams–Moulton corrector y₊ = y + h (5 F₊ + 8 F_n − F_{n−1})/12 (order 3) iterated m times (default 1: PECE) or to the tolerance; the first two steps by RK4.',
+  },
+  'heun-implicit': {
+    order: 2,
+    summary:
+      'Implicit Heun (trapezoidal rule) y₊ = y + h (F(y) + F(y₊))/2 by fixed-point iteration from the explicit-Heun predictor; converges for h ω < 2 roughly; iterations and non-convergence reported.',
+  },
+  'implicit-euler-pc': {
+    order: 1,
+    summary:
+      'Implicit Euler y₊ = y + h F(y₊) by fixed-point iteration (predictor explicit Euler, corrector y⁽ᵏ⁺¹⁾ = y + h F(y⁽ᵏ⁾)); converges for h ω < 1 roughly, so it gives none of implicit Euler’s stiff stability.',
+  },
+} as const satisfies Record<string, { order: number; summary: string }>;
+
+export type MultistepIntegratorName = keyof typeof MULTISTEP_INTEGRATORS;
+export const MULTISTEP_INTEGRATOR_NAMES = Object.keys(MULTISTEP_INTEGRATORS) as MultistepIntegratorName[];
+
+/** Options of {@link CpuMultistepSimulation}. */
+export interface MultistepOptions {
+  /** Required: one of {@link MULTISTEP_INTEGRATOR_NAMES}. */
+  integrator: MultistepIntegratorName;
+  /** Required: the step h, s; finite and > 0. */
+  dt: number;
+  /** Rayleigh mass damping r_m (force −r_m M v), 1/s. Default 0. */
+  rayleighMass?: number;
+  /** Storage precision 'f64' (default) or 'f32'. */
+  precision?: 'f64' | 'f32';
+  /**
+   * Corrector convergence: stop when max_i |y⁽ᵏ⁺¹⁾_i − y⁽ᵏ⁾_i| / (tol + tol |y⁽ᵏ⁺¹⁾_i|) ≤ 1 (the
+   * same tolerance absolute and relative, m and m/s). Default 1e-10 (use ≥ 1e-6 with f32 storage).
+   */
+  correctorTolerance?: number;
+  /**
+   * Most corrector iterations per step. Default 50 for heun-implicit and implicit-euler-pc, 1 for
+   * adams-moulton-pc (classic PECE: then the tolerance is not checked and no step counts as unconverged).
+   */
+  maxCorrectorIterations?: number;
+}
+
+/** Statistics of a {@link CpuMultistepSimulation}. */
+export interface MultistepStats {
+  steps: number;
+  /** Steps taken by the RK4 starter. */
+  startupSteps: number;
+  /** Evaluations of a(x, v). */
+  derivativeEvaluations: number;
+  /** Corrector iterations, in all steps. */
+  correctorIterations: number;
+  /** Most corrector iterations one step took. */
+  maxCorrectorIterationsInStep: number;
+  /** Steps whose corrector stopped at the cap above the tolerance. */
+  unconvergedSteps: number;
+  /** Whether the last step's corrector converged (true for schemes without one). */
+  converged: boolean;
+  /** Tolerance-scaled size of the last correction (≤ 1 when converged); 0 without a corrector. */
+  lastCorrection: number;
+}

@@ -1,0 +1,289 @@
+/**
+ * Velocity-implicit Euler with error control, after Drake's VelocityImplicitEulerIntegrator
+ * (spec/drake-velocity-implicit-euler.md). For the mass-spring system N(q) = I, so eq. (3–4) are
+ *   v₊ = v + h a(x + h v₊, v₊),  x₊ = x + h v₊,
+ * and Newton runs on v₊ alone: with the residual (eq. 9, multiplied by M)
+ *   R(v₊) = v₊ − v − h a(x + h v₊, v₊),
+ *   ∂R/∂v₊ = I − h M⁻¹(−h K − B) + h r_m I,   i.e.  ((1 + h r_m) M + h B + h² K) Δv = −M R,
+ * solved matrix-free by the existing PCG (src/cpu/linear-solver.ts) over the spring Jacobian
+ * blocks of src/cpu/implicit-passes.ts (K = −∂f/∂x, B = −∂f/∂v, as the implicit integrators use).
+ *
+ * Error estimate: one step h first (it is the likeliest to fail, and its Jacobian is reused by
+ * the others), then two steps h/2; the half steps are propagated and e = x̄ⁿ⁺¹ − x̃ⁿ⁺¹ is the
+ * estimate, O(h²) (Drake eq. 22), so the controller uses the exponent 1/2.
+ *
+ * Newton convergence (Drake CheckNewtonConvergence, after Hairer & Wanner II §IV.8), with ‖·‖ the
+ * tolerance-scaled error norm of the state change (h Δv, Δv): converged when the update is zero to
+ * rounding, or from the second iteration on when η ‖Δ_k‖ ≤ κ with θ = ‖Δ_k‖/‖Δ_{k−1}‖, η = θ/(1 − θ)
+ * (IV.8.10); diverged when θ ≥ 1 or anything is non-finite; abandoned early when
+ * θ^(k_max − k)/(1 − θ) ‖Δ_k‖ > κ, i.e. it cannot converge within the iterations left (IV.8.11).
+ *
+ * Matrix freshness (Drake ImplicitIntegrator::MaybeFreshenMatrices), per Newton solve: with reuse,
+ * trial 1 uses the last Jacobian and iteration matrix (possibly formed for another h), trial 2
+ * re-forms the iteration matrix with the current h, trial 3 re-evaluates the Jacobian (unless it
+ * was evaluated during this step already), trial 4 fails; then the controller shrinks the step.
+ * Without reuse every solve evaluates a fresh Jacobian and has one trial. "Full Newton"
+ * re-evaluates the Jacobian and re-forms the matrix at every iteration (one trial).
+ */
+import { solveLinear, type SolverWorkspace } from '../cpu/linear-solver.ts';
+import { springStates, type SpringStates } from '../cpu/implicit-passes.ts';
+import type { RealArray } from '../cpu/passes.ts';
+import type { Model } from '../model/model.ts';
+import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
+import { differenceNorm, errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
+import { emptyNewtonStats, type NewtonStats, type ResolvedAdaptiveOptions } from './options.ts';
+import { derivative } from './stage-passes.ts';
+
+export type VelocityImplicitEulerOptions = Pick<
+  ResolvedAdaptiveOptions,
+  | 'rayleighMass'
+  | 'tolerances'
+  | 'maxNewtonIterations'
+  | 'reuseJacobian'
+  | 'fullNewton'
+  | 'newtonKappa'
+  | 'linearTolerance'
+  | 'linearMaxIterations'
+  | 'preconditioner'
+  | 'jacobian'
+>;
+
+/** |Δ_i| ≤ this × max(1, |y_i|) everywhere: the update is zero to rounding (Drake IsUpdateZero). */
+const ZERO_UPDATE = 10 * Number.EPSILON;
+
+export class VelocityImplicitEulerStepper implements AdaptiveStepper {
+  readonly estimateOrder = 2;
+  readonly newton: NewtonStats = emptyNewtonStats();
+  current: StatePair;
+  private candidate: StatePair;
+  /** x̄ⁿ⁺¹, the large step. */
+  private readonly full: StatePair;
+  /** x̃*, after the first half step. */
+  private readonly middle: StatePair;
+  private readonly difference: StatePair;
+  private readonly guess: RealArray;
+  private readonly acceleration: RealArray;
+  private readonly rhs: RealArray;
+  private readonly delta: RealArray;
+  private readonly deltaPositions: RealArray;
+  private readonly springForce: RealArray;
+  /** K and B blocks at the linearisation point (force and direction too, as springStates writes them). */
+  private readonly jacobianStates: SpringStates;
+  private readonly work: SolverWorkspace;
+  private evaluations = 0;
+  private hasJacobian = false;
+  /** The Jacobian was evaluated during the current attempt. */
+  private jacobianFresh = false;
+  /** h of the current iteration matrix, or null before the first. */
+  private iterationStep: number | null = null;
+  /** Work of the large step counts as error estimation too (Drake). */
+  private inLargeStep = false;
+
+  constructor(
+    private readonly model: Model,
+    initial: StatePair,
+    private readonly options: VelocityImplicitEulerOptions,
+    real: (length: number) => RealArray,
+  ) {
+    const n3 = 3 * model.particleCount;
+    const pair = (): StatePair => ({ positions: real(n3), velocities: real(n3) });
+    this.current = pair();
+    this.current.positions.set(initial.positions);
+    this.current.velocities.set(initial.velocities);
+    this.candidate = pair();
+    this.full = pair();
+    this.middle = pair();
+    this.difference = pair();
+    [this.guess, this.acceleration, this.rhs, this.delta, this.deltaPositions] = Array.from(
+      { length: 5 },
+      () => real(n3),
+    ) as [RealArray, RealArray, RealArray, RealArray, RealArray];
+    this.springForce = real(3 * model.springCount);
+    this.jacobianStates = {
+      force: real(3 * model.springCount),
+      jacobian: real(6 * model.springCount),
+      direction: real(3 * model.springCount),
+    };
+    this.work = {
+      residual: real(n3),
+      direction: real(n3),
+      product: real(n3),
+      preconditioned: real(n3),
+      inverseDiagonal: real(6 * model.particleCount),
+    };
+  }
+
+  get derivativeEvaluations(): number {
+    return this.evaluations;
+  }
+
+  attempt(h: number): AttemptOutcome {
+    const { current, full, middle, candidate } = this;
+    this.jacobianFresh = false;
+    // The large step, guessed from the current velocity.
+    this.inLargeStep = true;
+    this.guess.set(current.velocities);
+    const large = this.implicitStep(current, h, full);
+    this.inLargeStep = false;
+    if (!large) return { kind: 'newton-failed' };
+    // First half step, guessed at the mean of v_n and v̄ⁿ⁺¹ (the velocity midway).
+    for (let k = 0; k < this.guess.length; k++)
+      this.guess[k] = 0.5 * (current.velocities[k]! + full.velocities[k]!);
+    if (!this.implicitStep(current, h / 2, middle)) return { kind: 'newton-failed' };
+    // Second half step ends where the large one did: guessed from v̄ⁿ⁺¹.
+    this.guess.set(full.velocities);
+    if (!this.implicitStep(middle, h / 2, candidate)) return { kind: 'newton-failed' };
+    const error = differenceNorm(
+      this.model,
+      full,
+      candidate,
+      current,
+      this.options.tolerances,
+      this.difference,
+    );
+    return { kind: 'estimated', error };
+  }
+
+  accept(): void {
+    [this.current, this.candidate] = [this.candidate, this.current];
+  }
+
+  /** One implicit Euler step from `start` over h into `out`, Newton from the velocity `guess`. */
+  private implicitStep(start: StatePair, h: number, out: StatePair): boolean {
+    const o = this.options;
+    const trials = o.fullNewton || !o.reuseJacobian ? 1 : 4;
+    for (let trial = 1; trial <= trials; trial++) {
+      out.velocities.set(this.guess);
+      for (let k = 0; k < out.positions.length; k++)
+        out.positions[k] = start.positions[k]! + h * out.velocities[k]!;
+      if (!o.fullNewton && !this.freshen(trial, out, h)) return false;
+      if (this.newtonSolve(start, h, out)) return true;
+      this.newton.failedSolves++;
+    }
+    return false;
+  }
+
+  /** Drake's MaybeFreshenMatrices; false when nothing fresher is left to try. */
+  private freshen(trial: number, at: StatePair, h: number): boolean {
+    if (!this.options.reuseJacobian || !this.hasJacobian) {
+      this.evaluateJacobian(at);
+      this.formIterationMatrix(h);
+      return true;
+    }
+    if (trial === 1) return true;
+    if (trial === 2 && this.iterationStep !== h) {
+      this.formIterationMatrix(h);
+      return true;
+    }
+    // Trial 3 (or trial 2 when the matrix already has this h: re-forming it would change nothing).
+    if (trial <= 3 && !this.jacobianFresh) {
+      this.evaluateJacobian(at);
+      this.formIterationMatrix(h);
+      return true;
+    }
+    return false;
+  }
+
+  private evaluateJacobian(at: StatePair): void {
+    springStates(
+      this.model,
+      at.positions,
+      at.velocities,
+      this.options.jacobian === 'exact',
+      this.jacobianStates,
+    );
+    this.hasJacobian = true;
+    this.jacobianFresh = true;
+    this.newton.jacobianEvaluations++;
+    if (this.inLargeStep) this.newton.errorEstimatorJacobianEvaluations++;
+  }
+
+  /** The iteration matrix (1 + h r_m) M + h B + h² K: matrix-free, so only its h is recorded. */
+  private formIterationMatrix(h: number): void {
+    this.iterationStep = h;
+    this.newton.factorizations++;
+    if (this.inLargeStep) this.newton.errorEstimatorFactorizations++;
+  }
+
+  /** Newton iterations on v₊ (in `out`, which holds the starting iterate). True when converged. */
+  private newtonSolve(start: StatePair, h: number, out: StatePair): boolean {
+    const { model, options: o, newton, acceleration: a, rhs, delta, deltaPositions } = this;
+    const { positions: x, velocities: v } = out;
+    const { positions: x0, velocities: v0 } = start;
+    let lastNorm = NaN;
+    for (let iteration = 0; iteration < o.maxNewtonIterations; iteration++) {
+      if (o.fullNewton) {
+        this.evaluateJacobian(out);
+        this.formIterationMatrix(h);
+      }
+      derivative(model, x, v, o.rayleighMass, this.springForce, a);
+      this.evaluations++;
+      // −M R = −M (v₊ − v − h a(x + h v₊, v₊)), zero on fixed particles.
+      for (let i = 0; i < model.particleCount; i++) {
+        const m = model.particleInvMass[i] === 0 ? 0 : model.particleMass[i]!;
+        for (let k = 3 * i; k < 3 * i + 3; k++) rhs[k] = -m * (v[k]! - v0[k]! - h * a[k]!);
+      }
+      const hm = this.iterationStep ?? h;
+      const result = solveLinear(
+        model,
+        this.jacobianStates,
+        { mass: 1 + hm * o.rayleighMass, damping: hm, stiffness: hm * hm },
+        {
+          solver: 'pcg',
+          preconditioner: o.preconditioner,
+          maxIterations: o.linearMaxIterations,
+          tolerance: o.linearTolerance,
+        },
+        rhs,
+        delta,
+        this.work,
+      );
+      newton.iterations++;
+      if (this.inLargeStep) newton.errorEstimatorIterations++;
+      newton.linearSolves++;
+      newton.linearIterations += result.iterations;
+      newton.maxLinearIterations = Math.max(newton.maxLinearIterations, result.iterations);
+      newton.lastLinearResidual = result.relativeResidual;
+      newton.maxLinearResidual = Math.max(newton.maxLinearResidual, result.relativeResidual);
+      if (!result.converged) newton.unconvergedLinearSolves++;
+      if (result.breakdown) {
+        // Not positive definite (an exact Jacobian under compression): no usable direction.
+        newton.divergences++;
+        return false;
+      }
+      let zero = true;
+      for (let k = 0; k < v.length; k++) {
+        const d = delta[k]!;
+        v[k] = v[k]! + d;
+        x[k] = x0[k]! + h * v[k]!;
+        deltaPositions[k] = h * d;
+        if (Math.abs(d) > ZERO_UPDATE * Math.max(1, Math.abs(v[k]!))) zero = false;
+      }
+      const norm = errorNorm(
+        model,
+        { positions: deltaPositions, velocities: delta },
+        start,
+        out,
+        o.tolerances,
+      );
+      if (!Number.isFinite(norm)) {
+        newton.divergences++;
+        return false;
+      }
+      if (zero) return true;
+      if (iteration > 0) {
+        const theta = norm / lastNorm;
+        if (!(theta < 1)) {
+          newton.divergences++;
+          return false;
+        }
+        const eta = theta / (1 - theta);
+        if (eta * norm <= o.newtonKappa) return true;
+        const left = o.maxNewtonIterations - 1 - iteration;
+        if ((Math.pow(theta, left) / (1 - theta)) * norm > o.newtonKappa) return false;
+      }
+      lastNorm = norm;
+    }
+    return false;
+  }
+}
