@@ -18,9 +18,19 @@ import implicitUpdate from '../../shaders/implicit-update.wgsl?raw';
 import newtonUpdate from '../../shaders/newton-update.wgsl?raw';
 import variationalFinish from '../../shaders/variational-finish.wgsl?raw';
 import copy from '../../shaders/copy.wgsl?raw';
+import stageCombination from '../../shaders/stage-combination.wgsl?raw';
+import errorNorm from '../../shaders/error-norm.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
-const EXPLICIT = { springForces, accelerations, rungeKuttaStage, symplecticUpdate, copy };
+const EXPLICIT = {
+  springForces,
+  accelerations,
+  rungeKuttaStage,
+  symplecticUpdate,
+  copy,
+  stageCombination,
+  errorNorm,
+};
 const IMPLICIT = {
   springJacobians,
   implicitRhs,
