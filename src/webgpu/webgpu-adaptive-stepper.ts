@@ -96,14 +96,23 @@ class GpuStepperCore {
     const n = (this.n = model.particleCount);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const create = (label: string, bytes: number, usage = storage, data?: ArrayBuffer): GPUBuffer => {
-      const buffer = device.createBuffer({ label: `WebGpuAdaptive.${label}`, size: Math.max(16, Math.ceil(bytes / 16) * 16), usage });
+      const buffer = device.createBuffer({
+        label: `WebGpuAdaptive.${label}`,
+        size: Math.max(16, Math.ceil(bytes / 16) * 16),
+        usage,
+      });
       if (data) device.queue.writeBuffer(buffer, 0, data);
       this.buffers.push(buffer);
       return buffer;
     };
     this.create = create;
     this.current = {
-      positions: create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)),
+      positions: create(
+        'positions',
+        n * VEC4_BYTES,
+        storage | GPUBufferUsage.VERTEX,
+        vec4Bytes(model.particlePositions, 1),
+      ),
       velocities: create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0)),
     };
     this.stage = this.pair('stage');
@@ -113,9 +122,24 @@ class GpuStepperCore {
     const springData = springBytes(model);
     this.springs = create('springs', springData.byteLength, storage, springData);
     this.springForces = create('springForces', model.springCount * VEC4_BYTES);
-    this.incidentOffsets = create('incidentOffsets', (n + 1) * 4, storage, model.incidence.offsets.slice().buffer);
-    this.incidentSprings = create('incidentSprings', model.incidence.entries.length * 4, storage, model.incidence.entries.slice().buffer);
-    this.particleInvMass = create('particleInvMass', n * 4, storage, Float32Array.from(model.particleInvMass).buffer);
+    this.incidentOffsets = create(
+      'incidentOffsets',
+      (n + 1) * 4,
+      storage,
+      model.incidence.offsets.slice().buffer,
+    );
+    this.incidentSprings = create(
+      'incidentSprings',
+      model.incidence.entries.length * 4,
+      storage,
+      model.incidence.entries.slice().buffer,
+    );
+    this.particleInvMass = create(
+      'particleInvMass',
+      n * 4,
+      storage,
+      Float32Array.from(model.particleInvMass).buffer,
+    );
     this.params = create(
       'params',
       32,
@@ -131,11 +155,20 @@ class GpuStepperCore {
     this.springGroups = dispatchSize(Math.max(1, model.springCount), WORKGROUP, device.limits);
     const partialCount = this.groups[0] * this.groups[1];
     this.partials = create('partials', partialCount * VEC4_BYTES);
-    this.partialReadback = create('partialReadback', partialCount * VEC4_BYTES, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+    this.partialReadback = create(
+      'partialReadback',
+      partialCount * VEC4_BYTES,
+      GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    );
     this.normUniform = create('errorNorm', 32, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }
 
-  private readonly create: (label: string, bytes: number, usage?: GPUBufferUsageFlags, data?: ArrayBuffer) => GPUBuffer;
+  private readonly create: (
+    label: string,
+    bytes: number,
+    usage?: GPUBufferUsageFlags,
+    data?: ArrayBuffer,
+  ) => GPUBuffer;
 
   pair(label: string): Pair {
     return {
@@ -144,7 +177,11 @@ class GpuStepperCore {
     };
   }
 
-  private bind(kernel: KernelName, key: string, buffers: Record<string, GPUBuffer>): { target: GPUComputePipeline; group: GPUBindGroup } {
+  private bind(
+    kernel: KernelName,
+    key: string,
+    buffers: Record<string, GPUBuffer>,
+  ): { target: GPUComputePipeline; group: GPUBindGroup } {
     const target = pipeline(this.device, kernel, WORKGROUP);
     let group = this.bindGroups.get(key);
     if (!group) {
@@ -167,7 +204,13 @@ class GpuStepperCore {
     return { target, group };
   }
 
-  private dispatch(pass: GPUComputePassEncoder, kernel: KernelName, key: string, buffers: Record<string, GPUBuffer>, springs = false): void {
+  private dispatch(
+    pass: GPUComputePassEncoder,
+    kernel: KernelName,
+    key: string,
+    buffers: Record<string, GPUBuffer>,
+    springs = false,
+  ): void {
     const { target, group } = this.bind(kernel, key, buffers);
     pass.setPipeline(target);
     pass.setBindGroup(0, group);
@@ -185,7 +228,13 @@ class GpuStepperCore {
   evaluate(encoder: GPUCommandEncoder, at: Pair, atKey: string, slot: number): void {
     const pass = encoder.beginComputePass();
     if (this.model.springCount > 0) {
-      this.dispatch(pass, 'springForces', `springForces.${atKey}`, { evalPositions: at.positions, evalVelocities: at.velocities }, true);
+      this.dispatch(
+        pass,
+        'springForces',
+        `springForces.${atKey}`,
+        { evalPositions: at.positions, evalVelocities: at.velocities },
+        true,
+      );
     }
     this.dispatch(pass, 'accelerations', `accelerations.${atKey}`, { evalVelocities: at.velocities });
     pass.end();
@@ -206,7 +255,9 @@ class GpuStepperCore {
     outKey: string,
   ): void {
     if (this.slotCursor === this.slots.length) {
-      this.slots.push(this.create(`combination${this.slots.length}`, 48, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST));
+      this.slots.push(
+        this.create(`combination${this.slots.length}`, 48, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST),
+      );
     }
     const slot = this.slotCursor++;
     const c = [...coefficients, 0, 0, 0, 0, 0, 0].slice(0, 8);
@@ -302,7 +353,10 @@ class GpuStepperCore {
 
   async readPair(pair: Pair): Promise<{ positions: Float64Array; velocities: Float64Array }> {
     const bytes = this.n * VEC4_BYTES;
-    const staging = this.device.createBuffer({ size: 2 * bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const staging = this.device.createBuffer({
+      size: 2 * bytes,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
     const encoder = this.device.createCommandEncoder();
     encoder.copyBufferToBuffer(pair.positions, 0, staging, 0, bytes);
     encoder.copyBufferToBuffer(pair.velocities, 0, staging, bytes, bytes);
@@ -322,7 +376,15 @@ class GpuStepperCore {
   }
 
   /** One explicit Runge–Kutta step of the tableau from `from` (derivative 0 already stored) into `to`. */
-  tableauStep(encoder: GPUCommandEncoder, tableau: Tableau, h: number, from: Pair, fromKey: string, to: Pair, toKey: string): void {
+  tableauStep(
+    encoder: GPUCommandEncoder,
+    tableau: Tableau,
+    h: number,
+    from: Pair,
+    fromKey: string,
+    to: Pair,
+    toKey: string,
+  ): void {
     for (let i = 1; i < tableau.b.length; i++) {
       this.combine(encoder, h, tableau.a[i]!, from, fromKey, this.stage, 'stage');
       this.evaluate(encoder, this.stage, 'stage', i);
@@ -367,7 +429,15 @@ export class WebGpuCashKarpStepper implements GpuAdaptiveStepper {
       core.evaluate(encoder, core.current, 'current', 0);
       this.firstStageValid = true;
     }
-    core.tableauStep(encoder, { a: CASH_KARP.a, b: CASH_KARP.b5 }, h, core.current, 'current', this.candidate, 'candidate');
+    core.tableauStep(
+      encoder,
+      { a: CASH_KARP.a, b: CASH_KARP.b5 },
+      h,
+      core.current,
+      'current',
+      this.candidate,
+      'candidate',
+    );
     core.combine(encoder, h, ERROR_WEIGHTS, null, 'none', this.error, 'error');
     core.norm(encoder, 0, this.error, 'error', this.candidate, 'candidate');
     return { kind: 'estimated', error: await core.submitAndReadNorm(encoder) };
@@ -419,7 +489,11 @@ export class WebGpuStepDoublingStepper implements GpuAdaptiveStepper {
         `step doubling of '${scheme}' runs on the CPU only; on WebGPU use ${Object.keys(RUNGE_KUTTA_TABLEAUX).join(', ')}`,
       );
     }
-    if (extrapolate) throw new WeftInputError('extrapolate', 'Richardson extrapolation of step doubling runs on the CPU only');
+    if (extrapolate)
+      throw new WeftInputError(
+        'extrapolate',
+        'Richardson extrapolation of step doubling runs on the CPU only',
+      );
     this.tableau = tableau;
     this.order = STEP_DOUBLING_ORDER[scheme];
     this.estimateOrder = this.order + 1;

@@ -207,6 +207,12 @@ export class WebGpuImplicitSimulation implements Simulation {
   private readonly controlReadback: GPUBuffer;
   private readonly stepPasses: Dispatch[];
   private readonly checkEvery: number;
+  private readonly stepUniforms: {
+    buffer: GPUBuffer;
+    struct: string;
+    kernel: KernelName;
+    values: (h: number) => Record<string, number | readonly number[]>;
+  }[] = [];
   private readonly checkReadback: GPUBuffer;
   /** Single kernels bound to this simulation's buffers, run one at a time by {@link ImplicitKernelAccess}. */
   private readonly single: Record<SingleKernel, Dispatch[]>;
@@ -376,25 +382,38 @@ export class WebGpuImplicitSimulation implements Simulation {
     this.control = create('control', controlLayout.size, storage | GPUBufferUsage.INDIRECT, controlInitial);
     const groupsOffset = (member: string): number => controlLayout.members.get(member)!.offset;
 
-    const system = systemCoefficients(this.integrator, h, rm, rk, o);
+    // Uniforms whose values depend on the step h, rewritten by setTimeStep().
+    const stepDependent = (
+      label: string,
+      struct: string,
+      kernel: KernelName,
+      values: (step: number) => Record<string, number | readonly number[]>,
+    ): GPUBuffer => {
+      const buffer = uniform(label, struct, kernel, values(h));
+      this.stepUniforms.push({ buffer, struct, kernel, values });
+      return buffer;
+    };
     const tolerance = Math.max(o.tolerance, FLOAT32_TOLERANCE_FLOOR);
-    const solver = uniform('solver', 'SolverParams', 'solverScalars', {
-      massCoefficient: system.mass,
-      dampingCoefficient: system.damping,
-      stiffnessCoefficient: system.stiffness,
-      tolerance2: tolerance * tolerance,
-      maxIterations: o.maxIterations,
-      preconditioner: o.solver === 'cg' ? 0 : o.preconditioner === 'block' ? 2 : 1,
-      exactJacobian: o.jacobian === 'exact' ? 1 : 0,
-      newtonIterations: o.newtonIterations,
-      correctionTolerance: o.correctionTolerance,
-      residualTolerance: o.residualTolerance,
-      absoluteTolerance: o.absoluteResidualTolerance,
-      newtonError: o.newtonError,
-      partialCount: gx * gy,
-      h,
-      particleGroups,
-      springGroups,
+    const solver = stepDependent('solver', 'SolverParams', 'solverScalars', (h) => {
+      const system = systemCoefficients(this.integrator, h, rm, rk, o);
+      return {
+        massCoefficient: system.mass,
+        dampingCoefficient: system.damping,
+        stiffnessCoefficient: system.stiffness,
+        tolerance2: tolerance * tolerance,
+        maxIterations: o.maxIterations,
+        preconditioner: o.solver === 'cg' ? 0 : o.preconditioner === 'block' ? 2 : 1,
+        exactJacobian: o.jacobian === 'exact' ? 1 : 0,
+        newtonIterations: o.newtonIterations,
+        correctionTolerance: o.correctionTolerance,
+        residualTolerance: o.residualTolerance,
+        absoluteTolerance: o.absoluteResidualTolerance,
+        newtonError: o.newtonError,
+        partialCount: gx * gy,
+        h,
+        particleGroups,
+        springGroups,
+      };
     });
     const params = uniform('params', 'SimParams', 'implicitRhs', {
       particleCount: n,
@@ -402,9 +421,9 @@ export class WebGpuImplicitSimulation implements Simulation {
       gravity: model.gravity,
       rayleighMass: 0,
     });
-    const coefficients = uniform('rhsCoefficients', 'RhsCoefficients', 'implicitRhs', {
+    const coefficients = stepDependent('rhsCoefficients', 'RhsCoefficients', 'implicitRhs', (h) => ({
       ...rhsCoefficients(this.integrator, h, rm, rk, o),
-    });
+    }));
     const forceOnly = uniform('forceCoefficients', 'RhsCoefficients', 'implicitRhs', {
       ...rhsCoefficients(this.integrator, h, rm, rk, o),
       ...{
@@ -485,12 +504,6 @@ export class WebGpuImplicitSimulation implements Simulation {
     });
     const scalars = (mode: ScalarMode): Dispatch =>
       direct('solverScalars', `scalars.${mode}`, 1, { step: scalarStep[mode] });
-    const updateUniform = (
-      label: string,
-      struct: string,
-      kernel: KernelName,
-      values: Record<string, number>,
-    ) => uniform(label, struct, kernel, values);
 
     const checkpoint = (member: string, until: string): Dispatch => ({
       kind: 'checkpoint',
@@ -530,12 +543,12 @@ export class WebGpuImplicitSimulation implements Simulation {
     switch (this.integrator) {
       case 'implicit-euler':
       case 'newmark': {
-        const update = updateUniform('implicitUpdate', 'ImplicitUpdate', 'implicitUpdate', {
+        const update = stepDependent('implicitUpdate', 'ImplicitUpdate', 'implicitUpdate', (h) => ({
           scheme: this.integrator === 'implicit-euler' ? 0 : 1,
           h,
           gamma: o.newmarkGamma,
           beta: o.newmarkBeta,
-        });
+        }));
         passes.push(
           jacobians,
           assemble,
@@ -547,7 +560,7 @@ export class WebGpuImplicitSimulation implements Simulation {
       }
       case 'backward-euler': {
         const newton = (mode: number) =>
-          updateUniform(`newtonUpdate${mode}`, 'NewtonUpdate', 'newtonUpdate', { mode, h });
+          stepDependent(`newtonUpdate${mode}`, 'NewtonUpdate', 'newtonUpdate', (h) => ({ mode, h }));
         passes.push(
           direct('newtonUpdate', 'newtonUpdate.begin', n, { update: newton(0) }),
           scalars('stepBegin'),
@@ -574,9 +587,12 @@ export class WebGpuImplicitSimulation implements Simulation {
       }
       case 'variational-symplectic-implicit': {
         const newton = (mode: number) =>
-          updateUniform(`newtonUpdate${mode}`, 'NewtonUpdate', 'newtonUpdate', { mode, h });
+          stepDependent(`newtonUpdate${mode}`, 'NewtonUpdate', 'newtonUpdate', (h) => ({ mode, h }));
         const finish = (mode: number) =>
-          updateUniform(`variationalFinish${mode}`, 'VariationalFinish', 'variationalFinish', { mode, h });
+          stepDependent(`variationalFinish${mode}`, 'VariationalFinish', 'variationalFinish', (h) => ({
+            mode,
+            h,
+          }));
         passes.push(
           direct('newtonUpdate', 'newtonUpdate.variationalBegin', n, { update: newton(2) }),
           scalars('stepBegin'),
@@ -644,6 +660,19 @@ export class WebGpuImplicitSimulation implements Simulation {
 
   get stepCount(): number {
     return this.steps;
+  }
+
+  /**
+   * Changes the step h of the steps encoded from now on (rewrites the uniforms that depend on it);
+   * for adaptive drivers. `dt` keeps the step the simulation was created with.
+   */
+  setTimeStep(h: number): void {
+    if (!Number.isFinite(h) || h <= 0)
+      throw new WeftInputError('dt', `must be a finite number > 0, got ${h}`);
+    const layouts = kernels();
+    for (const { buffer, struct, kernel, values } of this.stepUniforms) {
+      this.device.queue.writeBuffer(buffer, 0, structBytes(layouts[kernel].structs.get(struct)!, values(h)));
+    }
   }
 
   /** Dispatches encoded per step (for the curious and for benchmarks). */
