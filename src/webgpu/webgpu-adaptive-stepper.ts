@@ -11,6 +11,8 @@ import type { ErrorTolerances } from '../adaptive/error-norm.ts';
 import { CASH_KARP } from '../adaptive/rk45.ts';
 import { STEP_DOUBLING_ORDER } from '../adaptive/options.ts';
 import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
+import type { LinearSolverName } from '../integrators/implicit-options.ts';
+import { WebGpuImplicitSimulation } from './webgpu-implicit-simulation.ts';
 import type { Model } from '../model/model.ts';
 import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
@@ -542,6 +544,119 @@ export class WebGpuStepDoublingStepper implements GpuAdaptiveStepper {
   }
 
   destroy(): void {
+    this.core.destroy();
+  }
+}
+
+/** Options of {@link WebGpuVelocityImplicitStepper}: the implicit path's own, by name. */
+export interface GpuVelocityImplicitOptions {
+  rayleighMass: number;
+  tolerances: ErrorTolerances;
+  solver: LinearSolverName;
+  preconditioner: 'block' | 'scalar';
+  linearTolerance: number;
+  linearMaxIterations: number;
+  maxNewtonIterations: number;
+  jacobian: 'clamped' | 'exact';
+}
+
+/**
+ * Velocity-implicit Euler with error control on the GPU: each trial step is a backward-Euler
+ * Newton solve of WebGpuImplicitSimulation (Newton on the velocity increment h a, q₊ = q + h v₊ —
+ * the same equations as the CPU's velocity-implicit Euler), run once with h and twice with h/2 from
+ * the accepted state; the error is the scaled norm of their difference (order 2), the half steps
+ * are propagated, and a Newton loop that ends unconverged is a Newton failure (the driver shrinks
+ * the step). Unlike the CPU path (Drake), the Jacobian is evaluated afresh at every Newton
+ * iteration (matrix-free, so there is no factorization to reuse) and Newton stops by the
+ * backward-euler criteria (Caribou) rather than Drake's convergence-rate test.
+ */
+export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
+  readonly estimateOrder = 2;
+  private readonly core: GpuStepperCore;
+  private readonly full: Pair;
+  private newtonIterations = 0;
+
+  private constructor(
+    private readonly simulation: WebGpuImplicitSimulation,
+    device: GPUDevice,
+    model: Model,
+    options: GpuVelocityImplicitOptions,
+  ) {
+    this.core = new GpuStepperCore(device, model, options.rayleighMass, options.tolerances);
+    this.full = this.core.pair('full');
+  }
+
+  static async create(
+    device: GPUDevice,
+    model: Model,
+    options: GpuVelocityImplicitOptions,
+  ): Promise<WebGpuVelocityImplicitStepper> {
+    const simulation = await WebGpuImplicitSimulation.create(model, {
+      integrator: 'backward-euler',
+      dt: 1,
+      device,
+      rayleighMass: options.rayleighMass,
+      solver: options.solver,
+      preconditioner: options.preconditioner,
+      tolerance: Math.min(0.5, options.linearTolerance),
+      maxIterations: options.linearMaxIterations,
+      newtonIterations: options.maxNewtonIterations,
+      jacobian: options.jacobian,
+    });
+    return new WebGpuVelocityImplicitStepper(simulation, device, model, options);
+  }
+
+  get positions(): GPUBuffer {
+    return this.core.current.positions;
+  }
+
+  /** Force evaluations: one per Newton iteration and one per residual check. */
+  get derivativeEvaluations(): number {
+    return this.newtonIterations;
+  }
+
+  private simulationState(): Pair {
+    return { positions: this.simulation.positions, velocities: this.simulation.velocities };
+  }
+
+  /** Runs `steps` backward-Euler steps of `h` from the accepted state; false if Newton failed. */
+  private async trial(h: number, steps: number, into?: Pair): Promise<boolean> {
+    const before = await this.simulation.readSolverStats();
+    const encoder = this.core.device.createCommandEncoder();
+    this.core.copyPair(encoder, this.core.current, this.simulationState());
+    this.core.device.queue.submit([encoder.finish()]);
+    this.simulation.setTimeStep(h);
+    await this.simulation.advance(steps);
+    const after = await this.simulation.readSolverStats();
+    this.newtonIterations += after.newtonIterations - before.newtonIterations + steps;
+    if (into) {
+      const copy = this.core.device.createCommandEncoder();
+      this.core.copyPair(copy, this.simulationState(), into);
+      this.core.device.queue.submit([copy.finish()]);
+    }
+    return after.unconvergedSteps === before.unconvergedSteps;
+  }
+
+  async attempt(h: number): Promise<AttemptOutcome> {
+    if (!(await this.trial(h, 1, this.full))) return { kind: 'newton-failed' };
+    if (!(await this.trial(h / 2, 2))) return { kind: 'newton-failed' };
+    const encoder = this.core.begin();
+    this.core.norm(encoder, 1, this.full, 'full', this.simulationState(), 'simulation');
+    return { kind: 'estimated', error: await this.core.submitAndReadNorm(encoder) };
+  }
+
+  accept(): void {
+    const encoder = this.core.device.createCommandEncoder();
+    this.core.copyPair(encoder, this.simulationState(), this.core.current);
+    this.core.device.queue.submit([encoder.finish()]);
+  }
+
+  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
+    return this.core.readPair(this.core.current);
+  }
+
+  destroy(): void {
+    this.simulation.destroy();
     this.core.destroy();
   }
 }
