@@ -136,7 +136,8 @@ export class AdaptiveSimulation {
       const remaining = target - this.t;
       const clipped = planned >= remaining;
       const h = clipped ? remaining : planned;
-      const atMinimum = h <= o.minStep;
+      // A step too small to change t in float64 is as small as a step can be.
+      const atMinimum = h <= o.minStep || (!clipped && this.t + h === this.t);
       const outcome = this.stepper.attempt(h);
       if (outcome.kind === 'newton-failed') {
         if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');

@@ -18,6 +18,8 @@ export interface AdaptiveStepper {
   readonly estimateOrder: number;
   /** The accepted state (read-only to callers; swapped, not copied, on accept). */
   readonly current: StatePair;
+  /** e of the last attempt, the vector whose norm it returned (positions m, velocities m/s). */
+  readonly errorVector: StatePair;
   /** Evaluations of a(x, v) so far. */
   readonly derivativeEvaluations: number;
   /** Computes the candidate of a step h from `current`. */

@@ -94,13 +94,13 @@ export interface AdaptiveOptions {
   extrapolate?: boolean;
   /** velocity-implicit-euler: most Newton iterations per solve (Drake default 10). */
   maxNewtonIterations?: number;
-  /** velocity-implicit-euler: reuse the Jacobian (K, B) and iteration matrix across steps (Drake's default, true). */
+  /** velocity-implicit-euler: reuse the Jacobian (K, B) across Newton solves and steps until Newton fails with it (Drake's default, true); false evaluates it for every solve. */
   reuseJacobian?: boolean;
   /** velocity-implicit-euler: "full Newton": fresh Jacobian and iteration matrix at every Newton iteration. Default false. */
   fullNewton?: boolean;
   /** velocity-implicit-euler: κ of the convergence test η ‖Δ‖ ≤ κ (Hairer IV.8.10; Drake 0.05), ‖Δ‖ in the tolerance-scaled norm. */
   newtonKappa?: number;
-  /** velocity-implicit-euler: relative residual of each PCG solve. Default 1e-10. */
+  /** velocity-implicit-euler: relative residual of each PCG solve. Default 1e-10 (1e-5 with f32 storage, where smaller is not reachable). */
   linearTolerance?: number;
   /** velocity-implicit-euler: most PCG iterations per solve. Default 1000. */
   linearMaxIterations?: number;
@@ -285,7 +285,7 @@ export function resolveAdaptiveOptions(options: AdaptiveOptions): ResolvedAdapti
     linearTolerance: number(
       'linearTolerance',
       options.linearTolerance,
-      1e-10,
+      options.precision === 'f32' ? 1e-5 : 1e-10,
       (v) => v > 0 && v < 1,
       'a number in (0, 1)',
     ),

@@ -45,6 +45,7 @@ const ERROR_WEIGHTS = CASH_KARP.b5.map((b, j) => b - CASH_KARP.b4[j]!);
 export class CashKarpStepper implements AdaptiveStepper {
   readonly estimateOrder = 5;
   current: StatePair;
+  readonly errorVector: StatePair;
   private candidate: StatePair;
   private evaluations = 0;
   /** kx_j: the velocity of stage j (stage 1's is `current.velocities`). */
@@ -52,7 +53,6 @@ export class CashKarpStepper implements AdaptiveStepper {
   /** kv_j = a(X_j, V_j). */
   private readonly stageAccelerations: RealArray[];
   private readonly stagePositions: RealArray;
-  private readonly error: StatePair;
   private readonly springForce: RealArray;
   /** k₁ belongs to `current` until the next accept. */
   private firstStageValid = false;
@@ -72,7 +72,7 @@ export class CashKarpStepper implements AdaptiveStepper {
     this.stageVelocities = Array.from({ length: 6 }, () => real(n3));
     this.stageAccelerations = Array.from({ length: 6 }, () => real(n3));
     this.stagePositions = real(n3);
-    this.error = { positions: real(n3), velocities: real(n3) };
+    this.errorVector = { positions: real(n3), velocities: real(n3) };
     this.springForce = real(3 * model.springCount);
   }
 
@@ -96,8 +96,11 @@ export class CashKarpStepper implements AdaptiveStepper {
       this.evaluations++;
     }
     stageCombination(current, h, CASH_KARP.b5, kx, kv, candidate.positions, candidate.velocities);
-    stageCombination(null, h, ERROR_WEIGHTS, kx, kv, this.error.positions, this.error.velocities);
-    return { kind: 'estimated', error: errorNorm(model, this.error, current, candidate, this.tolerances) };
+    stageCombination(null, h, ERROR_WEIGHTS, kx, kv, this.errorVector.positions, this.errorVector.velocities);
+    return {
+      kind: 'estimated',
+      error: errorNorm(model, this.errorVector, current, candidate, this.tolerances),
+    };
   }
 
   accept(): void {

@@ -28,10 +28,11 @@ export class StepDoublingStepper implements AdaptiveStepper {
   /** p, the order of the doubled scheme. */
   readonly order: number;
   current: StatePair;
+  /** e = y₁ − y½ (large step minus half steps) of the last attempt. */
+  readonly errorVector: StatePair;
   private candidate: StatePair;
   /** y₁, the one-step result. */
   private readonly full: StatePair;
-  private readonly difference: StatePair;
   private readonly shared: Omit<RungeKuttaBuffers, 'positions' | 'velocities'>;
   /** a(y_n), shared by the full and the first half step. */
   private readonly startAcceleration: RealArray;
@@ -58,7 +59,7 @@ export class StepDoublingStepper implements AdaptiveStepper {
     this.current.velocities.set(initial.velocities);
     this.candidate = pair();
     this.full = pair();
-    this.difference = pair();
+    this.errorVector = pair();
     this.shared = {
       stagePositions: real(n3),
       stageVelocities: real(n3),
@@ -95,13 +96,13 @@ export class StepDoublingStepper implements AdaptiveStepper {
     this.step(halfPlan, h / 2, half, true);
     this.step(halfPlan, h / 2, half, false);
 
-    const error = differenceNorm(this.model, full, candidate, current, this.tolerances, this.difference);
+    const error = differenceNorm(this.model, full, candidate, current, this.tolerances, this.errorVector);
     if (this.extrapolate) {
       // y½ + (y½ − y₁)/(2^p − 1), with difference = y₁ − y½.
       const scale = 1 / (2 ** this.order - 1);
       for (let k = 0; k < candidate.positions.length; k++) {
-        candidate.positions[k] = candidate.positions[k]! - scale * this.difference.positions[k]!;
-        candidate.velocities[k] = candidate.velocities[k]! - scale * this.difference.velocities[k]!;
+        candidate.positions[k] = candidate.positions[k]! - scale * this.errorVector.positions[k]!;
+        candidate.velocities[k] = candidate.velocities[k]! - scale * this.errorVector.velocities[k]!;
       }
     }
     return { kind: 'estimated', error };

@@ -18,10 +18,10 @@
  * (IV.8.10); diverged when θ ≥ 1 or anything is non-finite; abandoned early when
  * θ^(k_max − k)/(1 − θ) ‖Δ_k‖ > κ, i.e. it cannot converge within the iterations left (IV.8.11).
  *
- * Matrix freshness (Drake ImplicitIntegrator::MaybeFreshenMatrices), per Newton solve: with reuse,
- * trial 1 uses the last Jacobian and iteration matrix (possibly formed for another h), trial 2
- * re-forms the iteration matrix with the current h, trial 3 re-evaluates the Jacobian (unless it
- * was evaluated during this step already), trial 4 fails; then the controller shrinks the step.
+ * Matrix freshness (after Drake ImplicitIntegrator::MaybeFreshenMatrices), per Newton solve: with
+ * reuse, trial 1 uses the last Jacobian (from an earlier step or the large step) with the current
+ * h; if Newton fails, trial 2 re-evaluates the Jacobian at the current iterate (unless it was
+ * evaluated during this step already); then the attempt fails and the controller shrinks the step.
  * Without reuse every solve evaluates a fresh Jacobian and has one trial. "Full Newton"
  * re-evaluates the Jacobian and re-forms the matrix at every iteration (one trial).
  */
@@ -30,7 +30,7 @@ import { springStates, type SpringStates } from '../cpu/implicit-passes.ts';
 import type { RealArray } from '../cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
-import { differenceNorm, errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
+import { differenceNorm, errorNorm, type StatePair } from './error-norm.ts';
 import { emptyNewtonStats, type NewtonStats, type ResolvedAdaptiveOptions } from './options.ts';
 import { derivative } from './stage-passes.ts';
 
@@ -55,12 +55,13 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   readonly estimateOrder = 2;
   readonly newton: NewtonStats = emptyNewtonStats();
   current: StatePair;
+  /** e = y₁ − y½ (large step minus half steps) of the last attempt. */
+  readonly errorVector: StatePair;
   private candidate: StatePair;
   /** x̄ⁿ⁺¹, the large step. */
   private readonly full: StatePair;
   /** x̃*, after the first half step. */
   private readonly middle: StatePair;
-  private readonly difference: StatePair;
   private readonly guess: RealArray;
   private readonly acceleration: RealArray;
   private readonly rhs: RealArray;
@@ -74,7 +75,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private hasJacobian = false;
   /** The Jacobian was evaluated during the current attempt. */
   private jacobianFresh = false;
-  /** h of the current iteration matrix, or null before the first. */
+  /** h of the current iteration matrix (always the h of the solve; kept to count formations). */
   private iterationStep: number | null = null;
   /** Work of the large step counts as error estimation too (Drake). */
   private inLargeStep = false;
@@ -93,7 +94,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     this.candidate = pair();
     this.full = pair();
     this.middle = pair();
-    this.difference = pair();
+    this.errorVector = pair();
     [this.guess, this.acceleration, this.rhs, this.delta, this.deltaPositions] = Array.from(
       { length: 5 },
       () => real(n3),
@@ -139,7 +140,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
       candidate,
       current,
       this.options.tolerances,
-      this.difference,
+      this.errorVector,
     );
     return { kind: 'estimated', error };
   }
@@ -151,7 +152,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   /** One implicit Euler step from `start` over h into `out`, Newton from the velocity `guess`. */
   private implicitStep(start: StatePair, h: number, out: StatePair): boolean {
     const o = this.options;
-    const trials = o.fullNewton || !o.reuseJacobian ? 1 : 4;
+    const trials = o.fullNewton || !o.reuseJacobian ? 1 : 2;
     for (let trial = 1; trial <= trials; trial++) {
       out.velocities.set(this.guess);
       for (let k = 0; k < out.positions.length; k++)
@@ -163,20 +164,25 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     return false;
   }
 
-  /** Drake's MaybeFreshenMatrices; false when nothing fresher is left to try. */
+  /**
+   * Drake's MaybeFreshenMatrices, matrix-free: false when nothing fresher is left to try. Drake's
+   * trial 1 may keep an iteration matrix factored for another h, because refactoring a dense
+   * matrix is costly; here the matrix for the current h costs nothing to form (new coefficients),
+   * so trial 1 always uses the current h with the stored Jacobian, and Drake's trials 2 (new
+   * matrix) and 3 (new Jacobian) become one: trial 2 re-evaluates the Jacobian unless it was
+   * evaluated during this step already.
+   */
   private freshen(trial: number, at: StatePair, h: number): boolean {
     if (!this.options.reuseJacobian || !this.hasJacobian) {
       this.evaluateJacobian(at);
       this.formIterationMatrix(h);
       return true;
     }
-    if (trial === 1) return true;
-    if (trial === 2 && this.iterationStep !== h) {
-      this.formIterationMatrix(h);
+    if (trial === 1) {
+      if (this.iterationStep !== h) this.formIterationMatrix(h);
       return true;
     }
-    // Trial 3 (or trial 2 when the matrix already has this h: re-forming it would change nothing).
-    if (trial <= 3 && !this.jacobianFresh) {
+    if (trial === 2 && !this.jacobianFresh) {
       this.evaluateJacobian(at);
       this.formIterationMatrix(h);
       return true;
@@ -223,11 +229,10 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
         const m = model.particleInvMass[i] === 0 ? 0 : model.particleMass[i]!;
         for (let k = 3 * i; k < 3 * i + 3; k++) rhs[k] = -m * (v[k]! - v0[k]! - h * a[k]!);
       }
-      const hm = this.iterationStep ?? h;
       const result = solveLinear(
         model,
         this.jacobianStates,
-        { mass: 1 + hm * o.rayleighMass, damping: hm, stiffness: hm * hm },
+        { mass: 1 + h * o.rayleighMass, damping: h, stiffness: h * h },
         {
           solver: 'pcg',
           preconditioner: o.preconditioner,
