@@ -10,7 +10,15 @@ export {
 } from './model/builders.ts';
 export { parseScene, type SceneFile } from './model/scene.ts';
 export { energy, hamiltonian, type Energy } from './model/energy.ts';
-export { INTEGRATORS, INTEGRATOR_NAMES, type IntegratorName } from './integrators/catalog.ts';
+export {
+  INTEGRATORS,
+  INTEGRATOR_NAMES,
+  FIXED_STEP_INTEGRATOR_NAMES,
+  type IntegratorName,
+  type FixedStepIntegratorName,
+} from './integrators/catalog.ts';
+export * from './adaptive/index.ts';
+export { createAdaptiveSimulation, type AdaptiveBackendOptions } from './adaptive/adaptive-simulation.ts';
 export {
   EXPLICIT_INTEGRATORS,
   EXPLICIT_INTEGRATOR_NAMES,

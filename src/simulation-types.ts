@@ -1,4 +1,4 @@
-import type { IntegratorName } from './integrators/catalog.ts';
+import type { FixedStepIntegratorName } from './integrators/catalog.ts';
 import type { Model } from './model/model.ts';
 import type { SolverStats } from './integrators/implicit-options.ts';
 
@@ -22,7 +22,7 @@ export type ProgressCallback = (stepsDone: number, stepsTotal: number) => void;
 /** What every backend offers. */
 export interface Simulation {
   readonly backend: 'cpu' | 'webgpu';
-  readonly integrator: IntegratorName;
+  readonly integrator: FixedStepIntegratorName;
   /** h, s. */
   readonly dt: number;
   readonly model: Model;

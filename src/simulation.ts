@@ -1,7 +1,14 @@
 import { CpuImplicitSimulation } from './cpu/cpu-implicit-simulation.ts';
 import { CpuSimulation } from './cpu/cpu-simulation.ts';
 import { WeftInputError } from './errors.ts';
-import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from './integrators/catalog.ts';
+import { CpuMultistepSimulation } from './adaptive/multistep.ts';
+import {
+  INTEGRATOR_NAMES,
+  INTEGRATORS,
+  isAdaptive,
+  isMultistep,
+  type FixedStepIntegratorName,
+} from './integrators/catalog.ts';
 import { isImplicit, type ImplicitOptions } from './integrators/implicit-options.ts';
 import type { Model } from './model/model.ts';
 import type { Simulation } from './simulation-types.ts';
@@ -13,7 +20,7 @@ export interface SimulationOptions extends ImplicitOptions {
   /** 'cpu' (the reference, default) or 'webgpu'. */
   backend?: 'cpu' | 'webgpu';
   /** Required: one of {@link INTEGRATOR_NAMES}. */
-  integrator: IntegratorName;
+  integrator: FixedStepIntegratorName;
   /** Required: the step h, s; finite and > 0. */
   dt: number;
   /** Rayleigh mass damping r_m (force −r_m M v), 1/s. Default 0. */
@@ -53,6 +60,21 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       'integrator',
       `unknown integrator '${String(integrator)}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
+  }
+  if (isAdaptive(integrator)) {
+    throw new WeftInputError(
+      'integrator',
+      `'${integrator}' chooses its own steps: use createAdaptiveSimulation() (CLI: --t-end instead of --steps)`,
+    );
+  }
+  if (isMultistep(integrator)) {
+    if (backend === 'webgpu') {
+      throw new WeftInputError(
+        'backend',
+        `'${integrator}' runs on the CPU only so far (its GPU port is not written)`,
+      );
+    }
+    return new CpuMultistepSimulation(model, { ...options, integrator });
   }
   if (isImplicit(integrator)) {
     return backend === 'cpu'

@@ -23,6 +23,89 @@ import { CashKarpStepper } from './rk45.ts';
 import { StepDoublingStepper } from './step-doubling.ts';
 import { derivative } from './stage-passes.ts';
 import { VelocityImplicitEulerStepper } from './velocity-implicit-euler.ts';
+import { acquireDevice } from '../webgpu/device.ts';
+import {
+  WebGpuCashKarpStepper,
+  WebGpuStepDoublingStepper,
+  WebGpuVelocityImplicitStepper,
+  type GpuAdaptiveStepper,
+} from '../webgpu/webgpu-adaptive-stepper.ts';
+
+/** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
+export interface AdaptiveBackendOptions {
+  /** 'cpu' (default) or 'webgpu' (float32; the error norm is read back once per attempted step). */
+  backend?: 'cpu' | 'webgpu';
+  /** WebGPU: a device of the caller's, borrowed and never destroyed. */
+  device?: GPUDevice;
+}
+
+/**
+ * Creates an adaptive simulation on the CPU or on WebGPU. On WebGPU, rk45, step doubling of the
+ * Runge–Kutta schemes (explicit-euler, rk2, heun, rk4) and velocity-implicit-euler run their
+ * passes as kernels; the step-size controller is the same code on both.
+ */
+export async function createAdaptiveSimulation(
+  model: Model,
+  options: AdaptiveOptions & AdaptiveBackendOptions,
+): Promise<AdaptiveSimulation> {
+  const backend = options.backend ?? 'cpu';
+  if (backend === 'cpu') return new AdaptiveSimulation(model, options);
+  if (backend !== 'webgpu')
+    throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
+  if (options.precision !== undefined && options.precision !== 'f32') {
+    throw new WeftInputError(
+      'precision',
+      `the webgpu backend computes in f32 (WGSL has no f64), got '${options.precision}'`,
+    );
+  }
+  const o = resolveAdaptiveOptions({ ...options, precision: 'f32' });
+  const acquired = await acquireDevice(options.device);
+  try {
+    let stepper: GpuAdaptiveStepper;
+    switch (o.integrator) {
+      case 'rk45':
+        stepper = new WebGpuCashKarpStepper(acquired.device, model, o.rayleighMass, o.tolerances);
+        break;
+      case 'step-doubling':
+        stepper = new WebGpuStepDoublingStepper(
+          acquired.device,
+          model,
+          o.scheme,
+          o.rayleighMass,
+          o.tolerances,
+          o.extrapolate,
+        );
+        break;
+      case 'velocity-implicit-euler':
+        stepper = await WebGpuVelocityImplicitStepper.create(acquired.device, model, {
+          rayleighMass: o.rayleighMass,
+          tolerances: o.tolerances,
+          solver: 'pcg',
+          preconditioner: o.preconditioner,
+          linearTolerance: o.linearTolerance,
+          linearMaxIterations: o.linearMaxIterations,
+          maxNewtonIterations: o.maxNewtonIterations,
+          jacobian: o.jacobian,
+        });
+        break;
+    }
+    return new AdaptiveSimulation(
+      model,
+      { ...options, precision: 'f32' },
+      {
+        stepper,
+        description: `WebGPU: ${acquired.adapterName}`,
+        release: () => {
+          stepper.destroy();
+          if (acquired.owned) acquired.device.destroy();
+        },
+      },
+    );
+  } catch (error) {
+    if (acquired.owned) acquired.device.destroy();
+    throw error;
+  }
+}
 
 /** Progress of {@link AdaptiveSimulation.advanceTo}: the time reached and the target, s. */
 export type TimeProgressCallback = (time: number, target: number) => void;
@@ -37,12 +120,13 @@ export type TimeProgressCallback = (time: number, target: number) => void;
  * global error is not controlled and grows with the number of steps on non-contracting systems.
  */
 export class AdaptiveSimulation {
-  readonly backend = 'cpu';
   readonly integrator: AdaptiveIntegratorName;
   readonly model: Model;
   readonly description: string;
   readonly options: ResolvedAdaptiveOptions;
-  private readonly stepper: AdaptiveStepper;
+  readonly backend: 'cpu' | 'webgpu';
+  private readonly stepper: AdaptiveStepper | GpuAdaptiveStepper;
+  private readonly release: () => void;
   private readonly newtonStepper: VelocityImplicitEulerStepper | null;
   private readonly real: (length: number) => RealArray;
   private t = 0;
@@ -63,7 +147,12 @@ export class AdaptiveSimulation {
   };
   private startingEvaluations = 0;
 
-  constructor(model: Model, options: AdaptiveOptions) {
+  /** CPU: `new AdaptiveSimulation(model, options)`; WebGPU: {@link createAdaptiveSimulation}. */
+  constructor(
+    model: Model,
+    options: AdaptiveOptions,
+    gpu?: { stepper: GpuAdaptiveStepper; description: string; release: () => void },
+  ) {
     if (typeof options !== 'object' || options === null)
       throw new WeftInputError('options', 'must be an object with at least `integrator`');
     const o = resolveAdaptiveOptions(options);
@@ -72,6 +161,15 @@ export class AdaptiveSimulation {
     this.integrator = o.integrator;
     this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
+    this.backend = gpu ? 'webgpu' : 'cpu';
+    this.release = gpu?.release ?? (() => {});
+    const what = o.integrator === 'step-doubling' ? `step-doubling(${o.scheme})` : o.integrator;
+    if (gpu) {
+      this.stepper = gpu.stepper;
+      this.newtonStepper = null;
+      this.description = `${gpu.description}, ${what}, accuracy ${o.tolerances.relative}`;
+      return;
+    }
     switch (o.integrator) {
       case 'rk45':
         this.stepper = new CashKarpStepper(model, initial, o.rayleighMass, o.tolerances, this.real);
@@ -92,7 +190,6 @@ export class AdaptiveSimulation {
         break;
     }
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
-    const what = o.integrator === 'step-doubling' ? `step-doubling(${o.scheme})` : o.integrator;
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.tolerances.relative}`;
   }
 
@@ -118,7 +215,7 @@ export class AdaptiveSimulation {
     const reportEvery = (target - start) / 100;
     let nextReport = start + reportEvery;
     while (this.t < target) {
-      this.step(target);
+      await this.step(target);
       if (onProgress && (this.t >= nextReport || this.t === target)) {
         onProgress(this.t, target);
         nextReport = this.t + reportEvery;
@@ -128,7 +225,7 @@ export class AdaptiveSimulation {
   }
 
   /** One accepted step towards `target` (after as many rejected attempts as it takes). */
-  private step(target: number): void {
+  private async step(target: number): Promise<void> {
     const o = this.options;
     if (this.proposal === null) this.proposal = this.firstStep();
     for (;;) {
@@ -138,7 +235,7 @@ export class AdaptiveSimulation {
       const h = clipped ? remaining : planned;
       // A step too small to change t in float64 is as small as a step can be.
       const atMinimum = h <= o.minStep || (!clipped && this.t + h === this.t);
-      const outcome = this.stepper.attempt(h);
+      const outcome = await this.stepper.attempt(h);
       if (outcome.kind === 'newton-failed') {
         if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');
         this.stats.shrinksFromNewtonFailure++;
@@ -183,9 +280,17 @@ export class AdaptiveSimulation {
     if (o.initialStep !== null) return o.initialStep;
     const n3 = 3 * this.model.particleCount;
     const springForce = this.real(3 * this.model.springCount);
+    // On the GPU the first step starts from the model's initial state, evaluated on the CPU.
+    const start =
+      'current' in this.stepper
+        ? this.stepper.current
+        : {
+            positions: Float32Array.from(this.model.particlePositions),
+            velocities: Float32Array.from(this.model.particleVelocities),
+          };
     const guess = startingStep(
       this.model,
-      this.stepper.current,
+      start,
       this.stepper.estimateOrder,
       o.tolerances,
       (x, v, out) => {
@@ -201,16 +306,20 @@ export class AdaptiveSimulation {
    * The current state; step = accepted steps, time = simulated time. Throws WeftDivergenceError
    * on NaN/Inf (which an accepted step never has: such a step is rejected).
    */
-  readState(): Promise<SimulationState> {
-    const { positions, velocities } = this.stepper.current;
-    return Promise.resolve(
-      requireFiniteState({
-        step: this.stats.acceptedSteps,
-        time: this.t,
-        positions: Float64Array.from(positions),
-        velocities: Float64Array.from(velocities),
-      }),
-    );
+  async readState(): Promise<SimulationState> {
+    const { positions, velocities } =
+      'current' in this.stepper ? this.stepper.current : await this.stepper.readCurrent();
+    return requireFiniteState({
+      step: this.stats.acceptedSteps,
+      time: this.t,
+      positions: Float64Array.from(positions),
+      velocities: Float64Array.from(velocities),
+    });
+  }
+
+  /** WebGPU: the accepted state's positions, vec4<f32> (STORAGE | VERTEX); null on the CPU. */
+  get positions(): GPUBuffer | null {
+    return 'current' in this.stepper ? null : this.stepper.positions;
   }
 
   /** A copy of the statistics. */
@@ -248,5 +357,7 @@ export class AdaptiveSimulation {
     return Promise.resolve();
   }
 
-  destroy(): void {}
+  destroy(): void {
+    this.release();
+  }
 }

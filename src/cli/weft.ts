@@ -5,7 +5,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { WeftDivergenceError, WeftInputError } from '../errors.ts';
-import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/catalog.ts';
+import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
+import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../adaptive/adaptive-simulation.ts';
+import type { AdaptiveIntegratorName, AdaptiveOptions } from '../adaptive/options.ts';
+import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
 import { buildCloth } from '../model/builders.ts';
 import { energy, hamiltonian } from '../model/energy.ts';
 import type { ImplicitOptions, LinearSolverName } from '../integrators/implicit-options.ts';
@@ -24,6 +27,9 @@ const USAGE = `Usage:
            [--tolerance t] [--max-iterations n] [--newton-iterations n] [--newton-error e]
            [--jacobian clamped|exact] [--newmark-gamma g] [--newmark-beta b]
            [--check-every k] (webgpu: read convergence back every k iterations; 0 = never)
+  weft run <scene.json> --integrator rk45|step-doubling|velocity-implicit-euler --t-end <s>
+           [--accuracy r] [--absolute-tolerance a] [--min-step h] [--max-step h] [--dt h0]
+           [--scheme heun] [--frames m] [--backend cpu|webgpu] [--precision f64|f32]
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h]
   weft info
 Integrators: ${INTEGRATOR_NAMES.join(', ')}`;
@@ -185,11 +191,19 @@ async function run(args: string[]): Promise<void> {
       out: { type: 'string' },
       progress: { type: 'boolean' },
       ...IMPLICIT_FLAGS,
+      ...ADAPTIVE_FLAGS,
     },
   });
   if (positionals.length !== 1)
     throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);
   const integrator = integratorName(values.integrator);
+  if (isAdaptive(integrator)) return runAdaptive(positionals[0]!, integrator, values);
+  if (values['t-end'] !== undefined) {
+    throw new WeftInputError(
+      '--t-end',
+      `'${integrator}' takes fixed steps: give --dt and --steps (--t-end is for rk45, step-doubling, velocity-implicit-euler)`,
+    );
+  }
   const dt = number('--dt', values.dt);
   const steps = integer('--steps', values.steps, 0);
   const every = integer('--every', values.every, 1, Math.max(1, steps));
@@ -238,6 +252,82 @@ async function run(args: string[]): Promise<void> {
   }
 }
 
+/** Options of the adaptive integrators: flag name → option. */
+const ADAPTIVE_FLAGS = {
+  't-end': { type: 'string' },
+  accuracy: { type: 'string' },
+  'absolute-tolerance': { type: 'string' },
+  'min-step': { type: 'string' },
+  'max-step': { type: 'string' },
+  scheme: { type: 'string' },
+  frames: { type: 'string' },
+} as const;
+
+/** `weft run` with an adaptive integrator: integrate to --t-end, frames at --frames equal intervals. */
+async function runAdaptive(
+  scenePath: string,
+  integrator: AdaptiveIntegratorName,
+  values: Record<string, string | boolean | undefined>,
+): Promise<void> {
+  const text = (key: string): string | undefined => values[key] as string | undefined;
+  const tEnd = number('--t-end', text('t-end'));
+  if (!(tEnd > 0)) throw new WeftInputError('--t-end', `must be > 0, got ${tEnd}`);
+  const frames = integer('--frames', text('frames'), 1, 1);
+  const backend = backendName(text('backend'), 'cpu');
+  const precision = text('precision') ?? (backend === 'webgpu' ? 'f32' : 'f64');
+  if (precision !== 'f64' && precision !== 'f32')
+    throw new WeftInputError('--precision', `must be f64 or f32, got '${precision}'`);
+  const model = readScene(scenePath);
+  const options: AdaptiveOptions & AdaptiveBackendOptions = { integrator, backend, precision };
+  if (text('accuracy') !== undefined) options.accuracy = number('--accuracy', text('accuracy'));
+  if (text('absolute-tolerance') !== undefined)
+    options.absoluteTolerance = number('--absolute-tolerance', text('absolute-tolerance'));
+  if (text('min-step') !== undefined) options.minStep = number('--min-step', text('min-step'));
+  if (text('max-step') !== undefined) options.maxStep = number('--max-step', text('max-step'));
+  if (text('dt') !== undefined) options.initialStep = number('--dt', text('dt'));
+  if (text('scheme') !== undefined) options.scheme = text('scheme') as ExplicitIntegratorName;
+  if (text('rayleigh-mass') !== undefined)
+    options.rayleighMass = number('--rayleigh-mass', text('rayleigh-mass'));
+  const simulation = await createAdaptiveSimulation(model, options);
+  try {
+    const progress = values['progress'] ? new ProgressBar(integrator, 1000) : undefined;
+    const initial = await simulation.readState();
+    const output: Frame[] = [frameOf(model, initial)];
+    const started = performance.now();
+    let final = initial;
+    for (let f = 1; f <= frames; f++) {
+      const target = (tEnd * f) / frames;
+      await simulation.advanceTo(target, (t) => progress?.update(Math.round((1000 * t) / tEnd)));
+      final = await simulation.readState();
+      output.push(frameOf(model, final));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const json = {
+      integrator,
+      backend,
+      tEnd,
+      frames: output,
+      stats: {
+        particles: model.particleCount,
+        springs: model.springCount,
+        precision,
+        device: simulation.description,
+        order: INTEGRATORS[integrator].order,
+        wallSeconds: seconds,
+        energyInitial: energy(model, initial.positions, initial.velocities),
+        energyFinal: energy(model, final.positions, final.velocities),
+        adaptive: simulation.readStats(),
+        solver: await simulation.readSolverStats(),
+      },
+    };
+    const out = text('out');
+    if (out) writeFileSync(out, JSON.stringify(json) + '\n');
+    else process.stdout.write(JSON.stringify(json) + '\n');
+  } finally {
+    simulation.destroy();
+  }
+}
+
 async function demo(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -257,6 +347,12 @@ async function demo(args: string[]): Promise<void> {
   const dt = number('--dt', values.dt, 1 / 60 / 16);
   const steps = integer('--steps', values.steps, 0, 960);
   const integrator = integratorName(values.integrator, 'symplectic-euler');
+  if (isAdaptive(integrator)) {
+    throw new WeftInputError(
+      '--integrator',
+      `the demo takes fixed steps; '${integrator}' is adaptive (use weft run --t-end)`,
+    );
+  }
   let backend = backendName(values.backend, 'webgpu');
   const k = number('--stiffness', values.stiffness, 1000);
   const model = buildCloth({
