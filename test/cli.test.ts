@@ -5,10 +5,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
+  AdaptiveSimulation,
+  CpuMultistepSimulation,
   CpuSimulation,
   EXPLICIT_INTEGRATOR_NAMES,
   IMPLICIT_INTEGRATOR_NAMES,
   parseScene,
+  type AdaptiveStats,
 } from '../src/index.ts';
 
 // Runs the built CLI as a user would (`npm test` builds first).
@@ -363,4 +366,222 @@ test('a diverging run is reported (exit 4), not printed as a result', async () =
   expect(code).toBe(4);
   expect(stdout).toBe('');
   expect(weftLines(stderr)[0]).toMatch(/diverged: particle 1 is not finite at step 2000/);
+});
+
+describe('weft run with the adaptive and multistep integrators', () => {
+  interface AdaptiveOutput extends Omit<Output, 'dt'> {
+    tEnd: number;
+    stats: Record<string, unknown> & { adaptive: AdaptiveStats };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'weft-cli-adaptive-'));
+  // An 8 × 8 cloth (k = 1000 N/m, 0.1 kg particles, top corners pinned): small enough for
+  // SwiftShader, stiff enough that the controller has work to do.
+  const CLOTH8_SCENE = join(dir, 'cloth-8.json');
+  writeFileSync(CLOTH8_SCENE, JSON.stringify({ cloth: { nx: 8, ny: 8, damping: 0.5 } }));
+  const worst = (a: readonly number[], b: readonly number[]): number =>
+    a.reduce((m, x, k) => Math.max(m, Math.abs(x - b[k]!)), 0);
+  const largest = (a: readonly number[]): number => a.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+
+  test('rk45 --t-end --frames 3: frames at exactly k·t_end/3, equal to the library on the CPU', async () => {
+    const tEnd = 0.3;
+    const { code, stdout, stderr } = await weft(
+      'run',
+      SPRING_SCENE,
+      '--integrator',
+      'rk45',
+      '--t-end',
+      String(tEnd),
+      '--accuracy',
+      '1e-6',
+      '--frames',
+      '3',
+    );
+    expect(code, stderr).toBe(0);
+    const output = JSON.parse(stdout) as AdaptiveOutput;
+    expect(output.integrator).toBe('rk45');
+    expect(output.backend).toBe('cpu');
+    expect(output.tEnd).toBe(tEnd);
+    // The initial frame and one per --frames; each target is computed as tEnd·k/frames and
+    // advanceTo lands on it exactly.
+    expect(output.frames).toHaveLength(4);
+    expect(output.frames.map((f) => f.time)).toEqual([0, 1, 2, 3].map((k) => (tEnd * k) / 3));
+    const stats = output.stats.adaptive;
+    expect(stats.acceptedSteps).toBeGreaterThan(0);
+    expect(stats.accuracyMet).toBe(true);
+    expect(stats.minStepViolations).toBe(0);
+    expect(output.frames.at(-1)!.step).toBe(stats.acceptedSteps);
+    expect(output.stats['order']).toBe(5);
+    // The library, advanced to the same targets in turn, gives the same frames to the bit.
+    const model = parseScene(JSON.parse(readFileSync(SPRING_SCENE, 'utf8')));
+    const reference = new AdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-6 });
+    for (const frame of output.frames.slice(1)) {
+      await reference.advanceTo(frame.time);
+      const state = await reference.readState();
+      expect(frame.step).toBe(state.step);
+      expect(frame.positions).toEqual(Array.from(state.positions));
+      expect(frame.velocities).toEqual(Array.from(state.velocities));
+    }
+    expect(reference.readStats().acceptedSteps).toBe(stats.acceptedSteps);
+    expect(reference.readStats().rejectedSteps).toBe(stats.rejectedSteps);
+  });
+
+  // Step doubling of RK4 on the 8 × 8 cloth to 0.3 s at accuracy 1e-3, through the CLI: WebGPU
+  // (Node, Dawn) against the CPU storing float32. The error estimates sit far above float32
+  // noise at this accuracy, so both take the same steps (measured: 35 accepted, 5 rejected) and
+  // their states differ by rounding alone: allowed 0.1 of a step's tolerance accuracy ·
+  // (1 + max|y|), i.e. 1.7e-4 m and 3.9e-4 m/s (measured 2.4e-7 m, 2.6e-5 m/s; see
+  // test/helpers/adaptive-gpu-checks.ts for the GPU suite's bounds).
+  test('step-doubling --scheme rk4: --backend webgpu agrees with --backend cpu --precision f32', async () => {
+    const accuracy = 1e-3;
+    const common = [
+      CLOTH8_SCENE,
+      '--integrator',
+      'step-doubling',
+      '--scheme',
+      'rk4',
+      '--t-end',
+      '0.3',
+      '--accuracy',
+      String(accuracy),
+      '--frames',
+      '3',
+    ];
+    const [cpu, gpu] = [
+      await weft('run', ...common, '--precision', 'f32'),
+      await weft('run', ...common, '--backend', 'webgpu'),
+    ];
+    expect(cpu.code, cpu.stderr).toBe(0);
+    expect(gpu.code, gpu.stderr).toBe(0);
+    const [a, b] = [JSON.parse(cpu.stdout) as AdaptiveOutput, JSON.parse(gpu.stdout) as AdaptiveOutput];
+    expect(b.backend).toBe('webgpu');
+    expect(String(b.stats['device'])).toMatch(/^WebGPU: .*step-doubling\(rk4\)/);
+    expect(a.stats['precision']).toBe('f32');
+    expect(b.stats['precision']).toBe('f32');
+    expect(b.frames.map((f) => f.time)).toEqual(a.frames.map((f) => f.time));
+    const [sa, sb] = [a.stats.adaptive, b.stats.adaptive];
+    expect(sa.acceptedSteps).toBeGreaterThan(10);
+    expect(Math.abs(sb.acceptedSteps - sa.acceptedSteps)).toBeLessThanOrEqual(1);
+    expect(Math.abs(sb.rejectedSteps - sa.rejectedSteps)).toBeLessThanOrEqual(2);
+    expect(sb.accuracyMet).toBe(true);
+    const [fa, fb] = [a.frames.at(-1)!, b.frames.at(-1)!];
+    expect(worst(fb.positions, fa.positions)).toBeLessThanOrEqual(
+      0.1 * accuracy * (1 + largest(fa.positions)),
+    );
+    expect(worst(fb.velocities, fa.velocities)).toBeLessThanOrEqual(
+      0.1 * accuracy * (1 + largest(fa.velocities)),
+    );
+    // And the cloth moved: a comparison of two frozen states would prove nothing.
+    expect(worst(fa.positions, a.frames[0]!.positions)).toBeGreaterThan(0.1);
+  });
+
+  test('adams-bashforth-3 --dt --steps: a round trip equal to CpuMultistepSimulation', async () => {
+    const { code, stdout, stderr } = await weft(
+      'run',
+      SPRING_SCENE,
+      '--integrator',
+      'adams-bashforth-3',
+      '--dt',
+      '0.01',
+      '--steps',
+      '50',
+      '--every',
+      '20',
+    );
+    expect(code, stderr).toBe(0);
+    const output = JSON.parse(stdout) as Output;
+    expect(output.integrator).toBe('adams-bashforth-3');
+    expect(output.backend).toBe('cpu');
+    expect(output.dt).toBe(0.01);
+    expect(output.stats['order']).toBe(3);
+    expect(output.frames.map((f) => f.step)).toEqual([0, 20, 40, 50]);
+    const model = parseScene(JSON.parse(readFileSync(SPRING_SCENE, 'utf8')));
+    const reference = new CpuMultistepSimulation(model, { integrator: 'adams-bashforth-3', dt: 0.01 });
+    expect(output.frames[0]!.positions).toEqual(Array.from(model.particlePositions));
+    let done = 0;
+    for (const frame of output.frames.slice(1)) {
+      reference.step(frame.step - done);
+      done = frame.step;
+      const state = await reference.readState();
+      expect(frame.time).toBe(state.time);
+      expect(frame.positions).toEqual(Array.from(state.positions));
+      expect(frame.velocities).toEqual(Array.from(state.velocities));
+    }
+    // And it moved.
+    expect(Math.abs(output.frames.at(-1)!.positions[4]! - output.frames[0]!.positions[4]!)).toBeGreaterThan(
+      1e-3,
+    );
+  });
+
+  test.each([
+    ['rk45 without --t-end', ['--integrator', 'rk45'], /^weft: --t-end: is required/],
+    [
+      'rk4 with --t-end',
+      ['--integrator', 'rk4', '--dt', '0.01', '--steps', '3', '--t-end', '1'],
+      /^weft: --t-end: 'rk4' takes fixed steps/,
+    ],
+    [
+      'unknown --scheme',
+      ['--integrator', 'step-doubling', '--t-end', '0.1', '--scheme', 'leapfrog'],
+      /^weft: scheme: must be one of explicit-euler, .*got 'leapfrog'/,
+    ],
+    [
+      '--scheme with rk45',
+      ['--integrator', 'rk45', '--t-end', '0.1', '--scheme', 'heun'],
+      /^weft: scheme: applies to step-doubling only/,
+    ],
+    [
+      'a symplectic --scheme on webgpu',
+      [
+        '--integrator',
+        'step-doubling',
+        '--t-end',
+        '0.1',
+        '--scheme',
+        'symplectic-euler',
+        '--backend',
+        'webgpu',
+      ],
+      /^weft: scheme: step doubling of 'symplectic-euler' runs on the CPU only/,
+    ],
+    [
+      'adams-bashforth-2 on webgpu',
+      ['--integrator', 'adams-bashforth-2', '--dt', '0.01', '--steps', '3', '--backend', 'webgpu'],
+      /^weft: backend: 'adams-bashforth-2' runs on the CPU only/,
+    ],
+    [
+      'velocity-implicit-euler on webgpu in f64',
+      [
+        '--integrator',
+        'velocity-implicit-euler',
+        '--t-end',
+        '0.1',
+        '--backend',
+        'webgpu',
+        '--precision',
+        'f64',
+      ],
+      /^weft: precision: the webgpu backend computes in f32/,
+    ],
+    ['--t-end 0', ['--integrator', 'rk45', '--t-end', '0'], /^weft: --t-end: must be > 0/],
+    [
+      '--accuracy ≥ 1',
+      ['--integrator', 'rk45', '--t-end', '0.1', '--accuracy', '2'],
+      /^weft: accuracy: must be a number in \(0, 1\)/,
+    ],
+    [
+      '--frames 0',
+      ['--integrator', 'rk45', '--t-end', '0.1', '--frames', '0'],
+      /^weft: --frames: must be an integer ≥ 1/,
+    ],
+  ])('bad input, %s: exit code 2 and one line naming the field', async (_name, args, message) => {
+    const { code, stdout, stderr } = await weft('run', SPRING_SCENE, ...args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const lines = weftLines(stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    // No JavaScript stack frame. (Dawn's own warnings, printed when a device was requested before
+    // the bad option was found, name C++ frames: "at InitializeImpl (…/PhysicalDeviceVk.cpp:257)".)
+    expect(stderr).not.toMatch(/^\s+at .*\.[cm]?[jt]s:\d+:\d+\)?$/m);
+  });
 });

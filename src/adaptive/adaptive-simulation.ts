@@ -17,6 +17,7 @@ import {
   type AdaptiveIntegratorName,
   type AdaptiveOptions,
   type AdaptiveStats,
+  type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from './options.ts';
 import { CashKarpStepper } from './rk45.ts';
@@ -28,6 +29,7 @@ import {
   WebGpuCashKarpStepper,
   WebGpuStepDoublingStepper,
   WebGpuVelocityImplicitStepper,
+  RUNGE_KUTTA_TABLEAUX,
   type GpuAdaptiveStepper,
 } from '../webgpu/webgpu-adaptive-stepper.ts';
 
@@ -59,6 +61,16 @@ export async function createAdaptiveSimulation(
     );
   }
   const o = resolveAdaptiveOptions({ ...options, precision: 'f32' });
+  // What the GPU cannot run is refused before a device is requested.
+  if (o.integrator === 'step-doubling' && !RUNGE_KUTTA_TABLEAUX[o.scheme]) {
+    throw new WeftInputError(
+      'scheme',
+      `step doubling of '${o.scheme}' runs on the CPU only; on WebGPU use ${Object.keys(RUNGE_KUTTA_TABLEAUX).join(', ')}`,
+    );
+  }
+  if (o.integrator === 'step-doubling' && o.extrapolate) {
+    throw new WeftInputError('extrapolate', 'Richardson extrapolation of step doubling runs on the CPU only');
+  }
   const acquired = await acquireDevice(options.device);
   try {
     let stepper: GpuAdaptiveStepper;
@@ -328,7 +340,11 @@ export class AdaptiveSimulation {
       ...this.stats,
       nextStep: this.proposal ?? NaN,
       derivativeEvaluations: this.stepper.derivativeEvaluations + this.startingEvaluations,
-      newton: this.newtonStepper ? { ...this.newtonStepper.newton } : emptyNewtonStats(),
+      newton: this.newtonStepper
+        ? { ...this.newtonStepper.newton }
+        : 'newton' in this.stepper
+          ? { ...(this.stepper as { newton: NewtonStats }).newton }
+          : emptyNewtonStats(),
     };
   }
 

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { WeftDivergenceError, WeftInputError } from '../errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
+import { isImplicit } from '../integrators/implicit-options.ts';
 import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../adaptive/adaptive-simulation.ts';
 import type { AdaptiveIntegratorName, AdaptiveOptions } from '../adaptive/options.ts';
 import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
@@ -30,6 +31,7 @@ const USAGE = `Usage:
   weft run <scene.json> --integrator rk45|step-doubling|velocity-implicit-euler --t-end <s>
            [--accuracy r] [--absolute-tolerance a] [--min-step h] [--max-step h] [--dt h0]
            [--scheme heun] [--frames m] [--backend cpu|webgpu] [--precision f64|f32]
+           [--rayleigh-mass r] [--out file] [--progress]
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h]
   weft info
 Integrators: ${INTEGRATOR_NAMES.join(', ')}`;
@@ -197,13 +199,31 @@ async function run(args: string[]): Promise<void> {
   if (positionals.length !== 1)
     throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);
   const integrator = integratorName(values.integrator);
-  if (isAdaptive(integrator)) return runAdaptive(positionals[0]!, integrator, values);
+  // A flag the chosen integrator would ignore is an error, not silently dropped.
+  const refuse = (flags: readonly string[], why: string): void => {
+    for (const flag of flags) {
+      if (values[flag as keyof typeof values] !== undefined) throw new WeftInputError(`--${flag}`, why);
+    }
+  };
+  if (isAdaptive(integrator)) {
+    refuse(
+      ['steps', 'every', 'rayleigh-stiffness', ...Object.keys(IMPLICIT_FLAGS)],
+      `does not apply to the adaptive '${integrator}'`,
+    );
+    return runAdaptive(positionals[0]!, integrator, values);
+  }
   if (values['t-end'] !== undefined) {
     throw new WeftInputError(
       '--t-end',
       `'${integrator}' takes fixed steps: give --dt and --steps (--t-end is for rk45, step-doubling, velocity-implicit-euler)`,
     );
   }
+  refuse(
+    Object.keys(ADAPTIVE_FLAGS),
+    `applies to the adaptive integrators only (rk45, step-doubling, velocity-implicit-euler), not '${integrator}'`,
+  );
+  if (!isImplicit(integrator))
+    refuse(Object.keys(IMPLICIT_FLAGS), `applies to the implicit integrators only, not '${integrator}'`);
   const dt = number('--dt', values.dt);
   const steps = integer('--steps', values.steps, 0);
   const every = integer('--every', values.every, 1, Math.max(1, steps));

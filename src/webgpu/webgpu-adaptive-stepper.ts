@@ -9,7 +9,7 @@ import { WeftInputError } from '../errors.ts';
 import type { AttemptOutcome } from '../adaptive/controller.ts';
 import type { ErrorTolerances } from '../adaptive/error-norm.ts';
 import { CASH_KARP } from '../adaptive/rk45.ts';
-import { STEP_DOUBLING_ORDER } from '../adaptive/options.ts';
+import { emptyNewtonStats, STEP_DOUBLING_ORDER, type NewtonStats } from '../adaptive/options.ts';
 import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
 import type { LinearSolverName } from '../integrators/implicit-options.ts';
 import { WebGpuImplicitSimulation } from './webgpu-implicit-simulation.ts';
@@ -572,6 +572,11 @@ export interface GpuVelocityImplicitOptions {
  */
 export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
   readonly estimateOrder = 2;
+  /**
+   * Newton and linear-solver statistics in the CPU stepper's shape. Matrix-free with a fresh
+   * Jacobian each iteration: jacobianEvaluations = factorizations = iterations.
+   */
+  readonly newton: NewtonStats = emptyNewtonStats();
   private readonly core: GpuStepperCore;
   private readonly full: Pair;
   private newtonIterations = 0;
@@ -603,7 +608,12 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
       newtonIterations: options.maxNewtonIterations,
       jacobian: options.jacobian,
     });
-    return new WebGpuVelocityImplicitStepper(simulation, device, model, options);
+    try {
+      return new WebGpuVelocityImplicitStepper(simulation, device, model, options);
+    } catch (error) {
+      simulation.destroy();
+      throw error;
+    }
   }
 
   get positions(): GPUBuffer {
@@ -620,7 +630,7 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
   }
 
   /** Runs `steps` backward-Euler steps of `h` from the accepted state; false if Newton failed. */
-  private async trial(h: number, steps: number, into?: Pair): Promise<boolean> {
+  private async trial(h: number, steps: number, into?: Pair, estimator = false): Promise<boolean> {
     const before = await this.simulation.readSolverStats();
     const encoder = this.core.device.createCommandEncoder();
     this.core.copyPair(encoder, this.core.current, this.simulationState());
@@ -629,6 +639,23 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
     await this.simulation.advance(steps);
     const after = await this.simulation.readSolverStats();
     this.newtonIterations += after.newtonIterations - before.newtonIterations + steps;
+    const s = this.newton;
+    const iterations = after.newtonIterations - before.newtonIterations;
+    s.iterations += iterations;
+    s.jacobianEvaluations += iterations;
+    s.factorizations += iterations;
+    s.linearSolves += after.linearSolves - before.linearSolves;
+    s.linearIterations += after.linearIterations - before.linearIterations;
+    s.maxLinearIterations = Math.max(s.maxLinearIterations, after.maxLinearIterations);
+    s.lastLinearResidual = after.lastResidual;
+    s.maxLinearResidual = Math.max(s.maxLinearResidual, after.maxResidual);
+    s.unconvergedLinearSolves += after.unconvergedSolves - before.unconvergedSolves;
+    s.failedSolves += after.unconvergedSteps - before.unconvergedSteps;
+    if (estimator) {
+      s.errorEstimatorIterations += iterations;
+      s.errorEstimatorJacobianEvaluations += iterations;
+      s.errorEstimatorFactorizations += iterations;
+    }
     if (into) {
       const copy = this.core.device.createCommandEncoder();
       this.core.copyPair(copy, this.simulationState(), into);
@@ -638,7 +665,7 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
   }
 
   async attempt(h: number): Promise<AttemptOutcome> {
-    if (!(await this.trial(h, 1, this.full))) return { kind: 'newton-failed' };
+    if (!(await this.trial(h, 1, this.full, true))) return { kind: 'newton-failed' };
     if (!(await this.trial(h / 2, 2))) return { kind: 'newton-failed' };
     const encoder = this.core.begin();
     this.core.norm(encoder, 1, this.full, 'full', this.simulationState(), 'simulation');

@@ -1,4 +1,5 @@
-/** What test/browser/gpu-harness.ts and implicit-harness.ts put on `window`, for the tests that drive them. */
+/** What test/browser/gpu-harness.ts, implicit-harness.ts and adaptive-harness.ts put on `window`, for the tests that drive them. */
+import type { AdaptiveRunner } from '../helpers/adaptive-gpu-cases.ts';
 import type { DeterminismResult, GpuCase, GpuCaseResult } from '../helpers/gpu-cases.ts';
 import type { ImplicitRunner } from '../helpers/implicit-cases.ts';
 
@@ -28,9 +29,24 @@ export interface WeftImplicitHarness extends ImplicitRunner {
   release(): Promise<void>;
 }
 
+/**
+ * test/browser/adaptive-harness.ts: the runners of test/helpers/adaptive-gpu-cases.ts on one device
+ * shared by the page's calls (requested on the first). Each runner returns the GPU errors its
+ * case raised; every call rejects when the browser has no `navigator.gpu` or no adapter.
+ */
+export interface WeftAdaptiveHarness extends AdaptiveRunner {
+  /** The shared device's adapter, in words. */
+  adapter(): Promise<string>;
+  /** Makes one invalid buffer inside error scopes and one outside, on a device of its own. */
+  provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
+  /** Destroys the shared device (a later call requests a new one). */
+  release(): Promise<void>;
+}
+
 declare global {
   interface Window {
     weftHarness?: WeftHarness;
     weftImplicitHarness?: WeftImplicitHarness;
+    weftAdaptiveHarness?: WeftAdaptiveHarness;
   }
 }
