@@ -29,6 +29,9 @@ export const CHROMIUM_FLAGS = [
   '--enable-features=Vulkan',
   '--use-angle=swiftshader',
   '--use-webgpu-adapter=swiftshader',
+  // Without it headless Chromium runs WebGPU compute but loses the device on the first frame
+  // presented to a WebGPU canvas ("A valid external Instance reference no longer exists").
+  '--use-vulkan=swiftshader',
   '--headless',
   '--no-sandbox',
   '--disable-background-networking',

@@ -1,0 +1,579 @@
+/**
+ * Weft's cloth demo: a cloth integrated on WebGPU and drawn straight from the solver's position
+ * buffer, with the demo's own passes for wind and contacts between the solver's steps. Every
+ * control in the panel can also be set from the URL (e.g. `?size=32&integrator=rk4&substeps=40`).
+ */
+import {
+  EXPLICIT_INTEGRATOR_NAMES,
+  IMPLICIT_INTEGRATOR_NAMES,
+  INTEGRATOR_NAMES,
+  INTEGRATORS,
+  WebGpuImplicitSimulation,
+  WebGpuSimulation,
+  WeftDivergenceError,
+  WeftInputError,
+  buildCloth,
+  createModel,
+  createSimulation,
+  energy,
+  type ExplicitIntegratorName,
+  type ImplicitIntegratorName,
+  type Model,
+  type SimulationOptions,
+  type SimulationState,
+  type SolverStats,
+} from '../../src/index.ts';
+import { OrbitCamera } from './camera.ts';
+import { ClothEffects, type EffectSettings, type GpuSimulation } from './effects.ts';
+import { PageStatus, requestDevice } from './page-status.ts';
+import { ClothRenderer, HEALTH } from './renderer.ts';
+
+/** The cloth: a square of this side, m, and this mass, kg, whatever its number of particles. */
+const CLOTH_WIDTH = 3.15;
+const CLOTH_MASS = 1;
+/** Height at which the cloth starts, flat, m. */
+const CLOTH_HEIGHT = 2.1;
+const SPHERE = { center: [0, 1.2, 0.1] as const, radius: 0.6 };
+const FLOOR_HEIGHT = 0;
+/** Distance the cloth keeps from the sphere and the floor, m. */
+const THICKNESS = 0.012;
+/** Air drag along the cloth's normal, 1/s, and the wind's direction (unit, from the pinned edge). */
+const WIND_DRAG = 2;
+const WIND_DIRECTION = normalize([0.3, 0.05, -1]);
+/** Tangential velocity lost in contact, 1/s. */
+const FRICTION_RATE = 6;
+/** The frame the simulation's substeps should cover to run in real time, s. */
+const FRAME_TIME = 1 / 60;
+const LIGHT_DIRECTION = normalize([-0.4, 1, -0.55]);
+/**
+ * The integration has blown up when a particle is farther than this from the origin, m, or an edge
+ * of the grid is longer than MAX_STRETCH times its rest length.
+ */
+const SCENE_BOUND = 100;
+const MAX_STRETCH = 10;
+
+type Pins = 'top-corners' | 'top-edge' | 'none';
+
+/** What createSimulation runs on WebGPU with a fixed step: the demo's schemes. */
+type GpuIntegratorName = ExplicitIntegratorName | ImplicitIntegratorName;
+const GPU_INTEGRATOR_NAMES: readonly string[] = [...EXPLICIT_INTEGRATOR_NAMES, ...IMPLICIT_INTEGRATOR_NAMES];
+
+/** The panel's settings, SI units. */
+interface Settings {
+  integrator: GpuIntegratorName;
+  dt: number;
+  substeps: number;
+  maxIterations: number;
+  tolerance: number;
+  size: number;
+  pins: Pins;
+  structural: number;
+  shear: number;
+  bend: number;
+  damping: number;
+  rayleigh: number;
+  gravity: number;
+  wind: number;
+  sphere: boolean;
+}
+
+/** A running simulation and what belongs to it. */
+interface Scene {
+  sim: GpuSimulation;
+  model: Model;
+  effects: ClothEffects;
+  implicit: boolean;
+  /** Reads in flight (awaited before the simulation is destroyed). */
+  reads: Promise<unknown>;
+  lastStats: SolverStats | null;
+}
+
+function normalize(v: readonly [number, number, number]): [number, number, number] {
+  const l = Math.hypot(...v);
+  return [v[0] / l, v[1] / l, v[2] / l];
+}
+
+function element<T extends HTMLElement>(id: string): T {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the page has no #${id}`);
+  return found as T;
+}
+
+const canvas = element<HTMLCanvasElement>('canvas');
+const statsText = element<HTMLPreElement>('stats');
+const status = new PageStatus(element('notice'));
+const controls = element<HTMLFormElement>('controls');
+const input = (id: keyof Settings): HTMLInputElement | HTMLSelectElement => element(id);
+
+function isImplicit(name: GpuIntegratorName): boolean {
+  return (IMPLICIT_INTEGRATOR_NAMES as readonly string[]).includes(name);
+}
+
+function readSettings(): Settings {
+  const number = (id: keyof Settings): number => Number(input(id).value);
+  return {
+    integrator: input('integrator').value as GpuIntegratorName,
+    dt: number('dt'),
+    substeps: Math.max(1, Math.round(number('substeps')) || 1),
+    maxIterations: number('maxIterations'),
+    tolerance: number('tolerance'),
+    size: number('size'),
+    pins: input('pins').value as Pins,
+    structural: number('structural'),
+    shear: number('shear'),
+    bend: number('bend'),
+    damping: number('damping'),
+    rayleigh: number('rayleigh'),
+    gravity: number('gravity'),
+    wind: number('wind'),
+    sphere: (input('sphere') as HTMLInputElement).checked,
+  };
+}
+
+/**
+ * The cloth of `settings`: flat and horizontal above the sphere, its pins on the edge j = ny − 1
+ * (z = +1.575 m). With `from`, the same cloth (springs, rest lengths) carries on from that state.
+ */
+function buildModel(settings: Settings, from?: SimulationState): Model {
+  const n = settings.size;
+  const cloth = buildCloth({
+    nx: n,
+    ny: n,
+    spacing: CLOTH_WIDTH / (n - 1),
+    particleMass: CLOTH_MASS / (n * n),
+    structuralStiffness: settings.structural,
+    shearStiffness: settings.shear,
+    bendStiffness: settings.bend,
+    damping: settings.damping,
+    pins: settings.pins,
+    orientation: 'horizontal',
+    origin: [-CLOTH_WIDTH / 2, CLOTH_HEIGHT, -CLOTH_WIDTH / 2],
+    gravity: [0, -settings.gravity, 0],
+  });
+  if (!from) return cloth;
+  const fixed: number[] = [];
+  const velocities = Float64Array.from(from.velocities);
+  cloth.particleFixed.forEach((isFixed, i) => {
+    if (!isFixed) return;
+    fixed.push(i);
+    velocities.fill(0, 3 * i, 3 * i + 3);
+  });
+  return createModel({
+    positions: from.positions,
+    velocities,
+    masses: cloth.particleMass,
+    fixed,
+    springPairs: cloth.springIndices,
+    springStiffness: cloth.springStiffness,
+    springRestLengths: cloth.springRestLength,
+    springDamping: cloth.springDamping,
+    gravity: cloth.gravity,
+  });
+}
+
+/**
+ * The largest step at which the explicit schemes stay stable on this cloth, s: h < 2/ω_max, with
+ * ω_max² ≤ max over particles of 2 Σ k / m (Gershgorin's bound on M⁻¹K; 12 springs per particle).
+ */
+function explicitStepLimit(settings: Settings): number {
+  const mass = CLOTH_MASS / settings.size ** 2;
+  const stiffness = 4 * (settings.structural + settings.shear + settings.bend);
+  return 2 / Math.sqrt((2 * stiffness) / mass);
+}
+
+function showStepHint(settings: Settings): void {
+  const limit = explicitStepLimit(settings);
+  element('stepHint').textContent = isImplicit(settings.integrator)
+    ? `Implicit: stable at large dt; CG iterations bound the cost. Explicit schemes would need dt ≲ ${limit.toPrecision(2)} s here.`
+    : `Explicit: stable for dt ≲ ${limit.toPrecision(2)} s on this cloth (2/ω_max; explicit-euler only with enough damping); ${Math.ceil(FRAME_TIME / limit)}+ substeps per frame for real time.`;
+  input('maxIterations').disabled = !isImplicit(settings.integrator);
+  input('tolerance').disabled = !isImplicit(settings.integrator);
+}
+
+/** On a change between explicit and implicit schemes, a step and substeps that suit the new one. */
+function suggestStep(previous: GpuIntegratorName): void {
+  const settings = readSettings();
+  if (isImplicit(previous) === isImplicit(settings.integrator)) return;
+  let dt = 1 / 240;
+  if (!isImplicit(settings.integrator)) {
+    dt = Number((0.8 * explicitStepLimit(settings)).toPrecision(2));
+  }
+  input('dt').value = String(dt);
+  input('substeps').value = String(Math.min(1000, Math.max(1, Math.round(FRAME_TIME / dt))));
+}
+
+function simulationOptions(settings: Settings, device: GPUDevice): SimulationOptions {
+  return {
+    backend: 'webgpu',
+    device,
+    integrator: settings.integrator,
+    dt: settings.dt,
+    rayleighMass: settings.rayleigh,
+    ...(isImplicit(settings.integrator)
+      ? { maxIterations: settings.maxIterations, tolerance: settings.tolerance, checkEvery: 0 }
+      : {}),
+  };
+}
+
+async function main(): Promise<void> {
+  // Every integrator Weft has; the adaptive-step and CPU-only ones are listed but not selectable.
+  const groups = [
+    ['explicit', EXPLICIT_INTEGRATOR_NAMES],
+    ['implicit', IMPLICIT_INTEGRATOR_NAMES],
+    [
+      'not in this demo: adaptive-step or CPU-only',
+      INTEGRATOR_NAMES.filter((n) => !GPU_INTEGRATOR_NAMES.includes(n)),
+    ],
+  ] as const;
+  for (const [label, names] of groups) {
+    if (names.length === 0) continue;
+    const group = document.createElement('optgroup');
+    group.label = label;
+    for (const name of names) {
+      const option = new Option(`${name} (order ${INTEGRATORS[name].order})`, name);
+      option.disabled = !GPU_INTEGRATOR_NAMES.includes(name);
+      group.append(option);
+    }
+    input('integrator').append(group);
+  }
+  input('integrator').value = 'implicit-euler';
+  // Every control can be set from the URL: ?size=32&integrator=rk4&sphere=0 …
+  const params = new URLSearchParams(location.search);
+  for (const [key, value] of params) {
+    const control = document.getElementById(key);
+    if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = value !== '0';
+    else if (control instanceof HTMLInputElement || control instanceof HTMLSelectElement)
+      control.value = value;
+  }
+  let settings = readSettings();
+  showStepHint(settings);
+
+  const found = await requestDevice((adapter) => ({
+    // A 512 × 512 cloth's implicit solver needs more than the default 128 MiB per buffer.
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    maxBufferSize: adapter.limits.maxBufferSize,
+  }));
+  if ('problem' in found) {
+    statsText.textContent = 'No WebGPU.';
+    status.notify(found.problem);
+    return;
+  }
+  const device = found.device;
+  status.watch(device);
+  const context = canvas.getContext('webgpu');
+  if (!context) {
+    status.notify('This canvas has no WebGPU context (canvas.getContext("webgpu") returned null).');
+    return;
+  }
+  const format = navigator.gpu.getPreferredCanvasFormat();
+  context.configure({ device, format, alphaMode: 'opaque' });
+  const renderer = await status.scoped(
+    device,
+    'creating the renderer',
+    () => new ClothRenderer(device, format),
+  );
+  // ?camera=azimuth,elevation,distance (degrees, degrees, m) sets the starting view.
+  const [azimuth = 330, elevation = 28, distance = 7.2] = (params.get('camera') ?? '')
+    .split(',')
+    .filter((part) => part !== '')
+    .map(Number);
+  const degrees = Math.PI / 180;
+  const camera = new OrbitCamera({
+    azimuth: azimuth * degrees,
+    elevation: elevation * degrees,
+    distance,
+    target: [0, 0.95, 0.2],
+  });
+  camera.attach(canvas);
+
+  let scene: Scene | null = null;
+  let paused = false;
+  let diverged = false;
+  let rebuilding = false;
+  let simTime = 0;
+
+  /** Makes a new simulation: from scratch ('reset'), or from the current state ('continue'). */
+  const rebuild = async (kind: 'reset' | 'continue'): Promise<void> => {
+    const next = readSettings();
+    showStepHint(next);
+    const old = scene;
+    rebuilding = true;
+    try {
+      let from: SimulationState | undefined;
+      if (kind === 'continue' && old && !diverged && old.model.particleCount === next.size ** 2) {
+        from = await old.sim.readState().catch(() => undefined);
+      }
+      let model: Model;
+      let sim: GpuSimulation;
+      try {
+        model = buildModel(next, from);
+        sim = await status.scoped(device, 'creating the simulation', async () => {
+          const made = await createSimulation(model, simulationOptions(next, device));
+          if (!(made instanceof WebGpuSimulation || made instanceof WebGpuImplicitSimulation))
+            throw new Error('createSimulation returned a CPU simulation');
+          return made;
+        });
+      } catch (error) {
+        if (!(error instanceof WeftInputError)) throw error;
+        status.notify(`Not applied: ${error.message}`);
+        return;
+      }
+      if (old) {
+        scene = null;
+        await old.reads.catch(() => undefined);
+        old.effects.destroy();
+        old.sim.destroy();
+      }
+      await status.scoped(device, 'binding the cloth', () => {
+        renderer.setCloth(sim.positions, {
+          width: next.size,
+          height: next.size,
+          bound: SCENE_BOUND,
+          maxEdge: (MAX_STRETCH * CLOTH_WIDTH) / (next.size - 1),
+        });
+        scene = {
+          sim,
+          model,
+          effects: new ClothEffects(sim, renderer.normals!),
+          implicit: sim instanceof WebGpuImplicitSimulation,
+          reads: Promise.resolve(),
+          lastStats: null,
+        };
+      });
+      settings = next;
+      if (!from) simTime = status.hooks.time = 0;
+      diverged = false;
+      status.notify(null);
+    } finally {
+      rebuilding = false;
+    }
+  };
+  // Rebuilds run one at a time; requests made meanwhile merge into one ('reset' wins).
+  let queued: 'reset' | 'continue' | null = null;
+  let running: Promise<void> | null = null;
+  const requestRebuild = (kind: 'reset' | 'continue'): void => {
+    queued = queued === 'reset' || kind === 'reset' ? 'reset' : 'continue';
+    running ??= (async () => {
+      while (queued) {
+        const next = queued;
+        queued = null;
+        await rebuild(next);
+      }
+    })()
+      .catch((error: unknown) => status.error(`Could not rebuild the simulation: ${String(error)}`))
+      .finally(() => (running = null));
+  };
+
+  /** Substeps, wind and the sphere apply from the next frame on, without a new simulation. */
+  const applyLiveSettings = (): void => {
+    const { substeps, wind, sphere } = readSettings();
+    settings = { ...settings, substeps, wind, sphere };
+  };
+  let previousIntegrator = settings.integrator;
+  controls.addEventListener('change', (event) => {
+    const id = (event.target as HTMLElement).id as keyof Settings;
+    if (id === 'integrator') {
+      suggestStep(previousIntegrator);
+      previousIntegrator = readSettings().integrator;
+    }
+    if (id === 'substeps' || id === 'wind' || id === 'sphere') {
+      applyLiveSettings();
+    } else if (id === 'size' || (id === 'pins' && readSettings().pins !== 'none')) {
+      requestRebuild('reset');
+    } else {
+      requestRebuild('continue');
+    }
+  });
+  controls.addEventListener('input', (event) => {
+    const id = (event.target as HTMLElement).id;
+    if (id === 'wind' || id === 'sphere') applyLiveSettings();
+  });
+  controls.addEventListener('submit', (event) => event.preventDefault());
+  element('reset').addEventListener('click', () => requestRebuild('reset'));
+  const pauseButton = element<HTMLButtonElement>('pause');
+  pauseButton.addEventListener('click', () => {
+    paused = !paused;
+    pauseButton.textContent = paused ? 'Resume' : 'Pause';
+  });
+
+  await rebuild('reset');
+
+  // Measurements over windows of about half a second.
+  const meter = { since: performance.now(), steps: 0, gpuMs: 0, frames: 0, simTime: 0 };
+  const shown = { stepsPerSecond: 0, msPerStep: 0, fps: 0, realTime: 0 };
+  let solverLine = '';
+  let energyLine = 'energy: (reading…)';
+  let lastSolverRead = 0;
+  let lastStateRead = 0;
+  let gpuBusy = false;
+
+  const showStats = (): void => {
+    if (!scene) return;
+    const s = settings;
+    statsText.textContent = [
+      `${s.integrator} · ${s.size}×${s.size} cloth (${scene.model.particleCount} particles, ${scene.model.springCount} springs)`,
+      scene.sim.description,
+      `t = ${simTime.toFixed(2)} s · dt ${s.dt.toPrecision(3)} s × ${s.substeps} substeps/frame · ${shown.realTime.toFixed(2)}× real time`,
+      `${Math.round(shown.stepsPerSecond)} steps/s · ${shown.msPerStep.toFixed(3)} ms/step on the GPU (with wind, contacts, normals, draw) · ${Math.round(shown.fps)} fps`,
+      solverLine,
+      energyLine,
+      paused ? 'paused' : diverged ? 'stopped: diverged' : '',
+    ]
+      .filter((line) => line !== '')
+      .join('\n');
+  };
+
+  /** Queues a read-back of `current`'s; they run one after another, never on every frame. */
+  const track = (current: Scene, read: () => Promise<void>): void => {
+    current.reads = current.reads
+      .then(read)
+      .catch((error: unknown) => status.error(`Reading the simulation back failed: ${String(error)}`));
+  };
+
+  const readSolver = (current: Scene): void => {
+    track(current, async () => {
+      const stats = await current.sim.readSolverStats().catch(() => null);
+      if (!stats || scene !== current) return;
+      const last = current.lastStats;
+      const solves = stats.linearSolves - (last?.linearSolves ?? 0);
+      const iterations = stats.linearIterations - (last?.linearIterations ?? 0);
+      const steps = stats.steps - (last?.steps ?? 0);
+      const newton = stats.newtonIterations - (last?.newtonIterations ?? 0);
+      current.lastStats = stats;
+      if (solves === 0) return;
+      if (!(current.sim instanceof WebGpuImplicitSimulation)) return;
+      const { maxIterations, tolerance } = current.sim.options;
+      solverLine =
+        `CG: ${(iterations / solves).toFixed(1)} iterations/solve (cap ${maxIterations}), residual ` +
+        `${stats.lastResidual.toExponential(1)} (tolerance ${tolerance}); ${stats.unconvergedSolves} solves stopped at the cap` +
+        (newton > 0 && steps > 0 ? ` · Newton ${(newton / steps).toFixed(1)}/step` : '');
+    });
+  };
+
+  /** Stops stepping, hides the cloth and says what happened and what to do. */
+  const stop = (what: string): void => {
+    diverged = true;
+    energyLine = 'energy: —';
+    status.notify(
+      `${what} Press Reset; then lower dt (and raise the substeps), or pick an implicit integrator.`,
+    );
+  };
+
+  const readEnergy = (current: Scene): void => {
+    track(current, async () => {
+      try {
+        const state = await current.sim.readState();
+        if (scene !== current) return;
+        const e = energy(current.model, state.positions, state.velocities);
+        energyLine =
+          `energy ${e.total.toFixed(3)} J = kinetic ${e.kinetic.toFixed(3)} + spring ${e.spring.toFixed(3)}` +
+          ` + gravity ${e.gravity.toFixed(3)}`;
+      } catch (error) {
+        if (!(error instanceof WeftDivergenceError)) throw error;
+        if (scene === current && !diverged) stop(`The simulation diverged: ${error.message}.`);
+      }
+    });
+  };
+
+  /** The render pass already hides a cloth that has NaNs or has flown off; this stops the stepping. */
+  const readHealth = (current: Scene): void => {
+    track(current, async () => {
+      const flags = await renderer.readHealth();
+      if (scene !== current || diverged || flags === 0) return;
+      if (flags & HEALTH.notFinite) {
+        diverged = true; // no more steps; readState() names the step and the particle
+        const error = await current.sim.readState().then(
+          () => null,
+          (error: unknown) => error,
+        );
+        stop(`The simulation diverged${error instanceof WeftDivergenceError ? `: ${error.message}` : ''}.`);
+      } else {
+        stop(
+          `The simulation blew up: a particle is more than ${SCENE_BOUND} m away, or an edge of the ` +
+            `grid is stretched to more than ${MAX_STRETCH}× its rest length.`,
+        );
+      }
+    });
+  };
+
+  const effectSettings = (s: Settings, time: number): EffectSettings => ({
+    wind: [WIND_DIRECTION[0] * s.wind, WIND_DIRECTION[1] * s.wind, WIND_DIRECTION[2] * s.wind],
+    windDrag: WIND_DRAG,
+    sphere: s.sphere ? SPHERE : null,
+    floorHeight: FLOOR_HEIGHT,
+    thickness: THICKNESS,
+    friction: Math.min(1, FRICTION_RATE * s.dt),
+    time,
+  });
+
+  const frame = (): void => {
+    requestAnimationFrame(frame);
+    const current = scene;
+    // One frame in flight: a slow GPU lowers the frame rate instead of queueing work without end.
+    if (!current || gpuBusy) return;
+    const dpr = Math.min(window.devicePixelRatio || 1, 2);
+    const [width, height] = [Math.round(canvas.clientWidth * dpr), Math.round(canvas.clientHeight * dpr)];
+    if (width === 0 || height === 0) return;
+    if (canvas.width !== width || canvas.height !== height) [canvas.width, canvas.height] = [width, height];
+
+    const stepping = !paused && !diverged && !rebuilding;
+    const steps = stepping ? settings.substeps : 0;
+    const encoder = device.createCommandEncoder({ label: 'cloth frame' });
+    if (stepping) {
+      current.effects.update(effectSettings(settings, simTime));
+      // Every substep: Weft's step, then the demo's wind and contacts; one submission per frame.
+      for (let s = 0; s < steps; s++) {
+        current.sim.encode(encoder, 1);
+        current.effects.encode(encoder);
+      }
+      simTime += steps * settings.dt;
+      status.hooks.time = simTime;
+    }
+    renderer.encodeNormals(encoder);
+    renderer.render(encoder, context.getCurrentTexture(), {
+      viewProjection: camera.viewProjection(width / height),
+      eye: camera.eye,
+      lightDirection: LIGHT_DIRECTION,
+      sphere: settings.sphere ? { center: SPHERE.center, radius: SPHERE.radius * 0.995 } : null,
+      showCloth: !diverged,
+    });
+    device.queue.submit([encoder.finish()]);
+    status.frameSubmitted(canvas);
+
+    gpuBusy = true;
+    const submitted = performance.now();
+    void device.queue.onSubmittedWorkDone().then(() => {
+      gpuBusy = false;
+      const now = performance.now();
+      meter.frames++;
+      meter.steps += steps;
+      meter.simTime += steps * settings.dt;
+      if (steps > 0) meter.gpuMs += now - submitted;
+      const elapsed = (now - meter.since) / 1000;
+      if (elapsed >= 0.5) {
+        shown.stepsPerSecond = meter.steps / elapsed;
+        shown.msPerStep = meter.steps > 0 ? meter.gpuMs / meter.steps : 0;
+        shown.fps = meter.frames / elapsed;
+        shown.realTime = meter.simTime / elapsed;
+        Object.assign(meter, { since: now, steps: 0, gpuMs: 0, frames: 0, simTime: 0 });
+      }
+      showStats();
+    });
+
+    // Statistics read back now and then, never every frame.
+    const now = performance.now();
+    if (stepping && now - lastSolverRead > 500) {
+      lastSolverRead = now;
+      readHealth(current);
+      if (current.implicit) readSolver(current);
+    }
+    if (stepping && now - lastStateRead > 1000) {
+      lastStateRead = now;
+      readEnergy(current);
+    }
+  };
+  requestAnimationFrame(frame);
+}
+
+window.addEventListener('unhandledrejection', (event) => status.error(`Unhandled: ${String(event.reason)}`));
+main().catch((error: unknown) => status.error(`The demo stopped: ${String(error)}`));

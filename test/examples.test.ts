@@ -1,0 +1,252 @@
+/**
+ * The example pages in headless Chromium (WebGPU on SwiftShader): each loads, draws frames with
+ * no WebGPU error and no console error, and what it draws is not blank — cloth-coloured pixels,
+ * changing between two frames half a second apart — and the cloth demo stops and hides a
+ * diverging cloth. The pages expose `window.__weft` (examples/cloth/page-status.ts); pixels are
+ * read in the page (the canvas drawn into a 2-D canvas right after a frame's submit).
+ *
+ * Scenes are small (32 × 32) because SwiftShader is slow. `WEFT_SCREENSHOT=1` also writes
+ * examples/cloth/screenshot.png, a 64 × 64 cloth after 2.5 s of simulated time (a few minutes).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { PageStatus as PageStatusClass } from '../examples/cloth/page-status.ts';
+import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+
+/**
+ * test/browser/chromium.ts's flags plus the GPU process's own Vulkan on SwiftShader: without it the
+ * GPU process has no Vulkan here, a WebGPU canvas cannot create its swap chain's shared images, and
+ * the first present loses the device ("A valid external Instance reference no longer exists").
+ */
+const CANVAS_FLAGS = CHROMIUM_FLAGS; // includes --use-vulkan=swiftshader, which a WebGPU canvas needs
+
+let server: ViteDevServer | undefined;
+let browser: Browser | undefined;
+let baseUrl = '';
+const profile = mkdtempSync(join(tmpdir(), 'weft-examples-'));
+
+beforeAll(async () => {
+  server = await createServer({
+    configFile: join(REPO_ROOT, 'vite.config.ts'),
+    root: REPO_ROOT,
+    logLevel: 'warn',
+    clearScreen: false,
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    optimizeDeps: { entries: ['examples/cloth/index.html', 'examples/embed/index.html'] },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (!address || typeof address === 'string') throw new Error('Vite dev server has no TCP address');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+  browser = await puppeteer.launch({
+    executablePath: findChromium(),
+    headless: true,
+    args: [...CANVAS_FLAGS, `--user-data-dir=${profile}`],
+  });
+});
+
+afterAll(async () => {
+  try {
+    await browser?.close();
+  } finally {
+    await server?.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** Opens `path` at 800 × 600; page errors and console errors are collected in `errors`. */
+async function open(
+  path: string,
+  options: { withoutWebGpu?: boolean; width?: number; height?: number } = {},
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser!.newPage();
+  await page.setCacheEnabled(false);
+  await page.setViewport({ width: options.width ?? 800, height: options.height ?? 600 });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
+  });
+  if (options.withoutWebGpu) {
+    await page.evaluateOnNewDocument(() => {
+      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined });
+    });
+  }
+  const response = await page.goto(`${baseUrl}${path}`, { waitUntil: 'load' });
+  if (!response?.ok()) throw new Error(`GET ${path}: HTTP ${response?.status() ?? 'no response'}`);
+  return { page, errors };
+}
+
+/** Waits until the page has drawn `frames` frames, failing with what the page said if it does not. */
+async function waitForFrames(page: Page, errors: string[], frames: number): Promise<void> {
+  await page
+    .waitForFunction(
+      (n) => (window.__weft?.frames ?? 0) >= n || (window.__weft?.errors.length ?? 0) > 0,
+      {
+        timeout: 30_000,
+        polling: 100,
+      },
+      frames,
+    )
+    .catch((error: unknown) => {
+      throw new Error(`no ${frames} frames drawn: ${(error as Error).message}\n${errors.join('\n')}`);
+    });
+  expect(await page.evaluate(() => window.__weft!.errors)).toEqual([]);
+}
+
+type PixelClass = 'cloth' | 'lines';
+
+/**
+ * Two frames half a second apart, analysed in the page: the pixels of `kind`'s colour in the
+ * second, and the pixels that changed between them (summed |ΔRGB| > 24).
+ */
+async function twoFrames(page: Page, kind: PixelClass) {
+  return page.evaluate(async (kind) => {
+    const hooks = window.__weft!;
+    const first = await hooks.capture();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const second = await hooks.capture();
+    const [a, b] = [first.data, second.data];
+    let matching = 0;
+    let changed = 0;
+    for (let p = 0; p < b.length; p += 4) {
+      const [r, g, bl] = [b[p]!, b[p + 1]!, b[p + 2]!];
+      // The cloth is red (lit front and darker back); the embedding example's lines are green.
+      if (kind === 'cloth' ? r > 70 && r > 1.4 * g && r > 1.4 * bl : g > 120 && g > r + 50) matching++;
+      if (Math.abs(a[p]! - r) + Math.abs(a[p + 1]! - g) + Math.abs(a[p + 2]! - bl) > 24) changed++;
+    }
+    return { pixels: b.length / 4, matching, changed, frames: hooks.frames };
+  }, kind);
+}
+
+test('the cloth demo draws a lit cloth that moves, with no WebGPU or console error', async () => {
+  const { page, errors } = await open('/examples/cloth/?size=32&dt=0.0166667&substeps=1&maxIterations=20');
+  await waitForFrames(page, errors, 3);
+  const seen = await twoFrames(page, 'cloth');
+  expect(seen.matching, 'cloth-coloured pixels').toBeGreaterThan(0.03 * seen.pixels);
+  expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.002 * seen.pixels);
+  // The overlay shows the solver's statistics and the energy, read back now and then.
+  await page.waitForFunction(
+    () =>
+      /CG: [\d.]+ iterations\/solve/.test(document.getElementById('stats')!.textContent ?? '') &&
+      /energy -?[\d.]+ J/.test(document.getElementById('stats')!.textContent ?? ''),
+    { timeout: 20_000, polling: 200 },
+  );
+
+  // A change of integrator carries on from the current state (a new simulation); so does
+  // releasing the pins. Neither may raise a GPU error.
+  const before = await page.evaluate(() => window.__weft!.time);
+  await page.select('#integrator', 'symplectic-euler');
+  await page.waitForFunction(
+    () => /^symplectic-euler/.test(document.getElementById('stats')!.textContent ?? ''),
+    {
+      timeout: 20_000,
+    },
+  );
+  await page.select('#pins', 'none');
+  const frames = await page.evaluate(() => window.__weft!.frames);
+  await waitForFrames(page, errors, frames + 3);
+  expect(await page.evaluate(() => window.__weft!.time)).toBeGreaterThan(before);
+  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the cloth demo stops a diverging integrator, says so, and draws no cloth', async () => {
+  const { page, errors } = await open(
+    '/examples/cloth/?size=32&integrator=explicit-euler&dt=0.002&substeps=2',
+  );
+  await page.waitForFunction(() => window.__weft?.notice != null, { timeout: 30_000, polling: 100 });
+  expect(await page.evaluate(() => window.__weft!.notice)).toMatch(/diverged|blew up/);
+  const seen = await twoFrames(page, 'cloth');
+  expect(seen.matching, 'cloth-coloured pixels after the divergence').toBe(0);
+  expect(await page.evaluate(() => window.__weft!.errors)).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the embedding example draws the cloth from Weft’s buffer with its own pipeline', async () => {
+  const { page, errors } = await open('/examples/embed/?size=32');
+  await waitForFrames(page, errors, 3);
+  const seen = await twoFrames(page, 'lines');
+  expect(seen.matching, 'line-coloured pixels').toBeGreaterThan(0.005 * seen.pixels);
+  expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.001 * seen.pixels);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test.each(['/examples/cloth/', '/examples/embed/'])(
+  '%s says so when the browser has no WebGPU',
+  async (path) => {
+    const { page, errors } = await open(path, { withoutWebGpu: true });
+    await page.waitForFunction(() => window.__weft?.notice != null, { timeout: 20_000 });
+    expect(await page.evaluate(() => window.__weft!.notice)).toMatch(/no WebGPU/i);
+    expect(await page.evaluate(() => document.getElementById('notice')!.hidden)).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
+
+test('the pages’ error plumbing reports scoped and uncaptured WebGPU errors', async () => {
+  // PageStatus (examples/cloth/page-status.ts), loaded through Vite into a page of its own, on a
+  // device of its own: one invalid buffer inside scoped(), one outside.
+  const { page } = await open('/examples/');
+  await page.addScriptTag({
+    type: 'module',
+    content: "import { PageStatus } from '/examples/cloth/page-status.ts'; window.PageStatus = PageStatus;",
+  });
+  await page.waitForFunction(() => 'PageStatus' in window);
+  const seen = await page.evaluate(async () => {
+    const { PageStatus } = window as unknown as { PageStatus: typeof PageStatusClass };
+    const status = new PageStatus(document.body.appendChild(document.createElement('div')));
+    const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+    status.watch(device);
+    const invalid = { size: 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.MAP_WRITE };
+    await status.scoped(device, 'the setup', () => device.createBuffer(invalid));
+    device.createBuffer(invalid);
+    await device.queue.onSubmittedWorkDone();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    device.destroy();
+    return { errors: window.__weft!.errors, notice: window.__weft!.notice };
+  });
+  expect(seen.errors).toEqual([
+    expect.stringMatching(/^WebGPU error in the setup: /),
+    expect.stringMatching(/^WebGPU error: /),
+  ]);
+  expect(seen.notice).toBe(seen.errors[1]);
+  await page.close();
+});
+
+test('examples/index.html links to every example', async () => {
+  const { page } = await open('/examples/');
+  const links = await page.$$eval('a[href]', (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+  expect(links).toEqual(expect.arrayContaining([`${baseUrl}/examples/cloth/`, `${baseUrl}/examples/embed/`]));
+  for (const link of links.filter((href) => href.startsWith(baseUrl))) {
+    const response = await fetch(link);
+    expect(response.status, link).toBe(200);
+  }
+  await page.close();
+});
+
+test.runIf(process.env['WEFT_SCREENSHOT'])(
+  'writes examples/cloth/screenshot.png',
+  async () => {
+    const { page, errors } = await open('/examples/cloth/?size=64&dt=0.0166667&substeps=1&maxIterations=60', {
+      width: 1280,
+      height: 800,
+    });
+    await page.waitForFunction(() => (window.__weft?.time ?? 0) >= 2.5 || window.__weft?.notice != null, {
+      timeout: 580_000,
+      polling: 1000,
+    });
+    expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+    writeFileSync(join(REPO_ROOT, 'examples/cloth/screenshot.png'), await page.screenshot({ type: 'png' }));
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+  600_000,
+);
