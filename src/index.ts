@@ -34,7 +34,7 @@ export {
   type SolverStats,
 } from './integrators/implicit-options.ts';
 export { CpuImplicitSimulation, type CpuImplicitOptions } from './cpu/cpu-implicit-simulation.ts';
-export type { Simulation, SimulationState } from './simulation-types.ts';
+export type { Simulation, SimulationState, GpuSimulation } from './simulation-types.ts';
 export { createSimulation, type SimulationOptions } from './simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './webgpu/webgpu-simulation.ts';

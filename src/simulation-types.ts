@@ -52,3 +52,15 @@ export interface Simulation {
   /** Frees what the simulation created (never a borrowed GPUDevice). */
   destroy(): void;
 }
+
+/** A simulation on WebGPU: its buffers can be drawn from, and its steps encoded into a caller's encoder. */
+export interface GpuSimulation extends Simulation {
+  readonly backend: 'webgpu';
+  readonly device: GPUDevice;
+  /** vec4<f32> per particle (xyz m, w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
+  readonly positions: GPUBuffer;
+  /** vec4<f32> per particle (xyz m/s). */
+  readonly velocities: GPUBuffer;
+  /** Encodes `steps` steps into the caller's encoder (to interleave passes of one's own). */
+  encode(encoder: GPUCommandEncoder, steps: number): void;
+}

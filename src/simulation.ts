@@ -11,7 +11,7 @@ import {
 } from './integrators/catalog.ts';
 import { isImplicit, type ImplicitOptions } from './integrators/implicit-options.ts';
 import type { Model } from './model/model.ts';
-import type { Simulation } from './simulation-types.ts';
+import type { GpuSimulation, Simulation } from './simulation-types.ts';
 import { WebGpuImplicitSimulation } from './webgpu/webgpu-implicit-simulation.ts';
 import { WebGpuSimulation } from './webgpu/webgpu-simulation.ts';
 
@@ -43,6 +43,11 @@ export interface SimulationOptions extends ImplicitOptions {
  * Creates a simulation of `model` on the CPU reference path (default) or on WebGPU. Every option
  * is validated first; a bad one is a {@link WeftInputError} naming it.
  */
+export async function createSimulation(
+  model: Model,
+  options: SimulationOptions & { backend: 'webgpu' },
+): Promise<GpuSimulation>;
+export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation>;
 export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation> {
   const backend = options.backend ?? 'cpu';
   if (backend !== 'cpu' && backend !== 'webgpu') {

@@ -9,7 +9,7 @@ import {
   type SolverStats,
 } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
-import type { Simulation, SimulationState } from '../simulation-types.ts';
+import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { acquireDevice } from './device.ts';
 import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
@@ -183,7 +183,7 @@ export function systemCoefficients(
  * kernel zeroes the indirect dispatch arguments of the passes still encoded after it, so they
  * launch no workgroups. Statistics are read back only by {@link readSolverStats}.
  */
-export class WebGpuImplicitSimulation implements Simulation {
+export class WebGpuImplicitSimulation implements GpuSimulation {
   readonly backend = 'webgpu';
   readonly integrator: ImplicitIntegratorName;
   readonly dt: number;

@@ -7,7 +7,7 @@ import {
   type StepPlan,
 } from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
-import type { Simulation, SimulationState } from '../simulation-types.ts';
+import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { acquireDevice } from './device.ts';
 import { kernels, type KernelName } from './kernels.ts';
@@ -88,7 +88,7 @@ export function checkDeviceFits(
  * `positions` is a `STORAGE | VERTEX` buffer of vec4<f32> (w = 1): a render pipeline can draw
  * from it directly.
  */
-export class WebGpuSimulation implements Simulation {
+export class WebGpuSimulation implements GpuSimulation {
   readonly backend = 'webgpu';
   readonly integrator;
   readonly dt: number;
