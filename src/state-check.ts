@@ -16,3 +16,23 @@ export function requireStepCount(steps: number): void {
   if (!Number.isInteger(steps) || steps < 0)
     throw new WeftInputError('steps', `must be an integer ≥ 0, got ${steps}`);
 }
+
+/**
+ * advance() of a CPU simulation: `step` in chunks of about a hundredth of the run, yielding to
+ * the event loop between chunks so that progress can be shown.
+ */
+export async function advanceInChunks(
+  step: (steps: number) => void,
+  steps: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<void> {
+  requireStepCount(steps);
+  const chunk = Math.max(1, Math.ceil(steps / 100));
+  for (let done = 0; done < steps;) {
+    const next = Math.min(chunk, steps - done);
+    step(next);
+    done += next;
+    onProgress?.(done, steps);
+    await Promise.resolve();
+  }
+}

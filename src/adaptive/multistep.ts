@@ -11,7 +11,7 @@ import type { SolverStats } from '../integrators/implicit-options.ts';
 import { planStep } from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
 import type { ProgressCallback, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../state-check.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
 import { errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 import {
   MULTISTEP_INTEGRATOR_NAMES,
@@ -336,16 +336,8 @@ export class CpuMultistepSimulation {
     if (!converged) s.unconvergedSteps++;
   }
 
-  async advance(steps: number, onProgress?: ProgressCallback): Promise<void> {
-    requireStepCount(steps);
-    const chunk = Math.max(1, Math.ceil(steps / 100));
-    for (let done = 0; done < steps;) {
-      const next = Math.min(chunk, steps - done);
-      this.step(next);
-      done += next;
-      onProgress?.(done, steps);
-      await Promise.resolve();
-    }
+  advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    return advanceInChunks((n) => this.step(n), steps, onProgress);
   }
 
   finished(): Promise<void> {

@@ -9,7 +9,7 @@ import {
 } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../state-check.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
 import {
   assembleRhs,
   dot,
@@ -369,17 +369,8 @@ export class CpuImplicitSimulation implements Simulation {
     if (!converged) this.stats.unconvergedSteps++;
   }
 
-  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
-    requireStepCount(steps);
-    // Chunks of about a hundredth of the run, so that progress can be shown.
-    const chunk = Math.max(1, Math.ceil(steps / 100));
-    for (let done = 0; done < steps;) {
-      const next = Math.min(chunk, steps - done);
-      this.step(next);
-      done += next;
-      onProgress?.(done, steps);
-      await Promise.resolve();
-    }
+  advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    return advanceInChunks((n) => this.step(n), steps, onProgress);
   }
 
   finished(): Promise<void> {

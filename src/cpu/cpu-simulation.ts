@@ -6,7 +6,7 @@ import {
 } from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../state-check.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
 import { WeftInputError } from '../errors.ts';
 import {
   accelerations,
@@ -114,17 +114,8 @@ export class CpuSimulation implements Simulation {
     );
   }
 
-  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
-    requireStepCount(steps);
-    // Chunks of about a hundredth of the run, so that progress can be shown.
-    const chunk = Math.max(1, Math.ceil(steps / 100));
-    for (let done = 0; done < steps;) {
-      const next = Math.min(chunk, steps - done);
-      this.step(next);
-      done += next;
-      onProgress?.(done, steps);
-      await Promise.resolve();
-    }
+  advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    return advanceInChunks((n) => this.step(n), steps, onProgress);
   }
 
   finished(): Promise<void> {

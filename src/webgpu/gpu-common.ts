@@ -90,3 +90,20 @@ export function springBytes(model: Model): ArrayBuffer {
   }
   return bytes;
 }
+
+/**
+ * A buffer factory: labelled `${owner}.${label}`, sizes rounded up to 16 bytes (at least 16),
+ * optionally filled, and recorded in `owned` so that destroy() frees them.
+ */
+export function bufferFactory(device: GPUDevice, owner: string, owned: GPUBuffer[]) {
+  return (label: string, bytes: number, usage: GPUBufferUsageFlags, data?: ArrayBuffer): GPUBuffer => {
+    const buffer = device.createBuffer({
+      label: `${owner}.${label}`,
+      size: Math.max(16, Math.ceil(bytes / 16) * 16),
+      usage,
+    });
+    if (data) device.queue.writeBuffer(buffer, 0, data);
+    owned.push(buffer);
+    return buffer;
+  };
+}

@@ -12,7 +12,15 @@ import type { Model } from '../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { acquireDevice } from './device.ts';
-import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
+import {
+  bindByName,
+  bufferFactory,
+  dispatchSize,
+  pipeline,
+  springBytes,
+  VEC4_BYTES,
+  vec4Bytes,
+} from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
 import { checkDeviceFits } from './webgpu-simulation.ts';
@@ -286,21 +294,7 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
     const n = model.particleCount;
     const layouts = kernels();
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    const create = (
-      label: string,
-      bytes: number,
-      usage: GPUBufferUsageFlags,
-      data?: ArrayBuffer,
-    ): GPUBuffer => {
-      const buffer = device.createBuffer({
-        label: `WebGpuImplicitSimulation.${label}`,
-        size: Math.max(16, Math.ceil(bytes / 16) * 16),
-        usage,
-      });
-      if (data) device.queue.writeBuffer(buffer, 0, data);
-      this.buffers.push(buffer);
-      return buffer;
-    };
+    const create = bufferFactory(device, 'WebGpuImplicitSimulation', this.buffers);
     const uniform = (
       label: string,
       struct: string,

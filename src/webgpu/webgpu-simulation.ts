@@ -12,7 +12,15 @@ import { requireFiniteState, requireStepCount } from '../state-check.ts';
 import { acquireDevice } from './device.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
-import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
+import {
+  bindByName,
+  bufferFactory,
+  dispatchSize,
+  pipeline,
+  springBytes,
+  VEC4_BYTES,
+  vec4Bytes,
+} from './gpu-common.ts';
 
 /** Options of the WebGPU path. */
 export interface WebGpuSimulationOptions extends IntegrationOptions {
@@ -150,21 +158,7 @@ export class WebGpuSimulation implements GpuSimulation {
     const n = model.particleCount;
     const layouts = kernels();
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    const create = (
-      label: string,
-      bytes: number,
-      usage: GPUBufferUsageFlags,
-      data?: ArrayBuffer,
-    ): GPUBuffer => {
-      const buffer = device.createBuffer({
-        label: `WebGpuSimulation.${label}`,
-        size: Math.max(16, Math.ceil(bytes / 4) * 4),
-        usage,
-      });
-      if (data) device.queue.writeBuffer(buffer, 0, data);
-      this.buffers.push(buffer);
-      return buffer;
-    };
+    const create = bufferFactory(device, 'WebGpuSimulation', this.buffers);
     this.positions = create(
       'positions',
       n * VEC4_BYTES,
