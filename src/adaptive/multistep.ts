@@ -10,7 +10,7 @@ import { WeftInputError } from '../errors.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { planStep } from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
-import type { ProgressCallback, SimulationState } from '../simulation-types.ts';
+import type { SimulationState } from '../simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
 import { errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 import {
