@@ -14,6 +14,7 @@ import type { Model } from './model/model.ts';
 import type { GpuSimulation, Simulation } from './simulation-types.ts';
 import { WebGpuImplicitSimulation } from './webgpu/webgpu-implicit-simulation.ts';
 import { WebGpuSimulation } from './webgpu/webgpu-simulation.ts';
+import { WebGpuMultistepSimulation } from './webgpu/webgpu-multistep-simulation.ts';
 
 /** Options of {@link createSimulation}. Units are SI; each has a default unless marked required. */
 export interface SimulationOptions extends ImplicitOptions {
@@ -35,6 +36,10 @@ export interface SimulationOptions extends ImplicitOptions {
   workgroupSize?: number;
   /** WebGPU: steps encoded per command buffer. Default 64 (explicit), 4 (implicit). */
   stepsPerSubmit?: number;
+  /** Multistep predictor–correctors: corrector tolerance (see MultistepOptions). Default 1e-10. */
+  correctorTolerance?: number;
+  /** Multistep predictor–correctors: most corrector iterations per step (see MultistepOptions). */
+  maxCorrectorIterations?: number;
   /** Implicit WebGPU: read convergence back every k linear-solver iterations in advance() (default 8); 0 never. step() never does. */
   checkEvery?: number;
 }
@@ -73,13 +78,9 @@ export async function createSimulation(model: Model, options: SimulationOptions)
     );
   }
   if (isMultistep(integrator)) {
-    if (backend === 'webgpu') {
-      throw new WeftInputError(
-        'backend',
-        `'${integrator}' runs on the CPU only so far (its GPU port is not written)`,
-      );
-    }
-    return new CpuMultistepSimulation(model, { ...options, integrator });
+    return backend === 'webgpu'
+      ? WebGpuMultistepSimulation.create(model, { ...options, integrator })
+      : new CpuMultistepSimulation(model, { ...options, integrator });
   }
   if (isImplicit(integrator)) {
     return backend === 'cpu'

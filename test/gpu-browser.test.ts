@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
+import { GPU_MULTISTEP } from '../src/webgpu/webgpu-multistep-simulation.ts';
 import { startBrowserSession, stopBrowserSession, type BrowserSession } from './browser/chromium.ts';
 import type {} from './browser/harness-api.ts';
 import { expectClose } from './helpers/expect-close.ts';
@@ -58,9 +59,9 @@ test('the harness sees validation errors, scoped and uncaptured', async () => {
 });
 
 describe.each(SCENES)('%s', (scene: SceneName) => {
-  test.each(EXPLICIT_INTEGRATOR_NAMES)(
+  test.each([...EXPLICIT_INTEGRATOR_NAMES, ...GPU_MULTISTEP])(
     '%s: GPU matches CPU f32',
-    async (integrator: ExplicitIntegratorName) => {
+    async (integrator: ExplicitIntegratorName | (typeof GPU_MULTISTEP)[number]) => {
       const c: GpuCase = { scene, integrator, ...SCENE_TIMING[scene], rayleighMass: 0 };
       await checkGpuAgainstCpu(c, await runCase(c), rows);
     },

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
+import { GPU_MULTISTEP } from '../src/webgpu/webgpu-multistep-simulation.ts';
 import { acquireDevice } from '../src/webgpu/device.ts';
 import {
   RAYLEIGH_INTEGRATORS,
@@ -62,10 +63,13 @@ test('the error capture sees validation errors, scoped and uncaptured', async ()
 });
 
 describe('spring', () => {
-  test.each(EXPLICIT_INTEGRATOR_NAMES)('%s: GPU matches CPU f32', async (integrator) => {
-    const c: GpuCase = { scene: 'spring', integrator, ...SCENE_TIMING.spring, rayleighMass: 0 };
-    await checkGpuAgainstCpu(c, await runCase(c), rows);
-  });
+  test.each([...EXPLICIT_INTEGRATOR_NAMES, ...GPU_MULTISTEP])(
+    '%s: GPU matches CPU f32',
+    async (integrator) => {
+      const c: GpuCase = { scene: 'spring', integrator, ...SCENE_TIMING.spring, rayleighMass: 0 };
+      await checkGpuAgainstCpu(c, await runCase(c), rows);
+    },
+  );
 });
 
 describe('cloth16', () => {

@@ -23,16 +23,16 @@ import {
 import { derivative, stageCombination } from './stage-passes.ts';
 
 /** Adams–Bashforth weights β_j of F_{n−j} (lecture, "explizite Mehrschritt-Verfahren"). */
-const AB2 = [3 / 2, -1 / 2];
-const AB3 = [23 / 12, -16 / 12, 5 / 12];
+export const AB2 = [3 / 2, -1 / 2];
+export const AB3 = [23 / 12, -16 / 12, 5 / 12];
 /** Two-step Adams–Moulton, order 3: weights of F_{n+1}, F_n, F_{n−1} (lecture). */
-const AM3 = [5 / 12, 8 / 12, -1 / 12];
+export const AM3 = [5 / 12, 8 / 12, -1 / 12];
 
 /** Derivatives kept: the AB3 predictor needs F_n, F_{n−1}, F_{n−2}. */
 const HISTORY = 3;
 
 /** RK4 steps before the first multistep step: one fewer than the history the scheme reads. */
-const STARTUP_STEPS: Record<MultistepIntegratorName, number> = {
+export const STARTUP_STEPS: Record<MultistepIntegratorName, number> = {
   'adams-bashforth-2': 1,
   'adams-bashforth-3': 2,
   'adams-moulton-pc': 2,

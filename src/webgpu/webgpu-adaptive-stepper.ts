@@ -52,7 +52,7 @@ interface Pair {
   velocities: GPUBuffer;
 }
 
-const STAGE_SLOTS = 6;
+const STAGE_SLOTS = 8;
 const WORKGROUP = 64;
 
 /**
@@ -60,7 +60,7 @@ const WORKGROUP = 64;
  * before each submission (its h changes from attempt to attempt); each dispatch in one submission
  * has its own slot.
  */
-class GpuStepperCore {
+export class GpuStepperCore {
   readonly device: GPUDevice;
   readonly n: number;
   readonly current: Pair;
@@ -74,7 +74,7 @@ class GpuStepperCore {
   private readonly particleInvMass: GPUBuffer;
   readonly stage: Pair;
   readonly accelerations: GPUBuffer;
-  /** kx_j and kv_j, six slots of n vec4 each. */
+  /** kx_j and kv_j, eight slots of n vec4 each. */
   readonly stageVelocities: GPUBuffer;
   readonly stageAccelerations: GPUBuffer;
   private readonly partials: GPUBuffer;
@@ -220,6 +220,11 @@ class GpuStepperCore {
     pass.dispatchWorkgroups(x, y);
   }
 
+  /** Combination slots are reused from the first (call once per submission). */
+  resetSlots(): void {
+    this.slotCursor = 0;
+  }
+
   /** Starts a submission's worth of work: combination slots are reused from the first. */
   begin(): GPUCommandEncoder {
     this.slotCursor = 0;
@@ -262,7 +267,9 @@ class GpuStepperCore {
       );
     }
     const slot = this.slotCursor++;
-    const c = [...coefficients, 0, 0, 0, 0, 0, 0].slice(0, 8);
+    if (coefficients.length > STAGE_SLOTS)
+      throw new Error(`at most ${STAGE_SLOTS} derivatives per combination`);
+    const c = [...coefficients, 0, 0, 0, 0, 0, 0, 0, 0].slice(0, 8);
     this.device.queue.writeBuffer(
       this.slots[slot]!,
       0,
@@ -378,6 +385,10 @@ class GpuStepperCore {
   }
 
   /** One explicit Runge–Kutta step of the tableau from `from` (derivative 0 already stored) into `to`. */
+  /**
+   * One explicit Runge–Kutta step of the tableau from `from` into `to`; stage j's derivative lives
+   * in slot `slots[j]` (stage 0's must already be there).
+   */
   tableauStep(
     encoder: GPUCommandEncoder,
     tableau: Tableau,
@@ -386,17 +397,29 @@ class GpuStepperCore {
     fromKey: string,
     to: Pair,
     toKey: string,
+    slots: readonly number[] = [0, 1, 2, 3, 4, 5],
   ): void {
     for (let i = 1; i < tableau.b.length; i++) {
-      this.combine(encoder, h, tableau.a[i]!, from, fromKey, this.stage, 'stage');
-      this.evaluate(encoder, this.stage, 'stage', i);
+      this.combine(encoder, h, placeWeights(tableau.a[i]!, slots), from, fromKey, this.stage, 'stage');
+      this.evaluate(encoder, this.stage, 'stage', slots[i]!);
     }
-    this.combine(encoder, h, tableau.b, from, fromKey, to, toKey);
+    this.combine(encoder, h, placeWeights(tableau.b, slots), from, fromKey, to, toKey);
   }
 
   destroy(): void {
     for (const buffer of this.buffers) buffer.destroy();
   }
+}
+
+/** Coefficients per derivative slot: weight j goes to slot `slots[j]`. */
+export function placeWeights(weights: readonly number[], slots: readonly number[]): number[] {
+  const out: number[] = [];
+  weights.forEach((w, j) => {
+    const slot = slots[j]!;
+    while (out.length <= slot) out.push(0);
+    out[slot] = (out[slot] ?? 0) + w;
+  });
+  return out;
 }
 
 const ERROR_WEIGHTS = CASH_KARP.b5.map((b, j) => b - CASH_KARP.b4[j]!);

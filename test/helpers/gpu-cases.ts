@@ -3,6 +3,7 @@
  * the browser harness (test/browser/gpu-harness.ts, served by Vite). No vitest and no Node APIs
  * here: this file runs in both places.
  */
+import type { GPU_MULTISTEP } from '../../src/webgpu/webgpu-multistep-simulation.ts';
 import {
   buildCloth,
   createModel,
@@ -16,9 +17,13 @@ export const SCENES = ['spring', 'cloth16'] as const;
 export type SceneName = (typeof SCENES)[number];
 
 /** One GPU-vs-CPU comparison; plain data, so it can cross into a browser page. */
+/** The multistep integrators with a GPU port. */
+export type GpuMultistepName = (typeof GPU_MULTISTEP)[number];
+
 export interface GpuCase {
   scene: SceneName;
-  integrator: ExplicitIntegratorName;
+  /** An explicit integrator, or a multistep one the GPU runs (same kernels plus stage combinations). */
+  integrator: ExplicitIntegratorName | GpuMultistepName;
   /** h, s. */
   dt: number;
   steps: number;
