@@ -1,11 +1,11 @@
-// y_out = y_base + h Σ_j c_j k_j over up to six stored derivatives k_j = (kx_j, kv_j), for x and v
+// y_out = y_base + h Σ_j c_j k_j over up to eight stored derivatives k_j = (kx_j, kv_j), for x and v
 // at once (CPU mirror: src/adaptive/stage-passes.ts stageCombination). Runge–Kutta stage states,
 // embedded solutions and error vectors are all this kernel with other coefficients.
 // Derivative j of particle i is at index j * particleCount + i of kx and kv.
 
 struct Combination {
   coefficients0: vec4<f32>,  // c_1 … c_4
-  coefficients1: vec4<f32>,  // c_5, c_6, unused, unused
+  coefficients1: vec4<f32>,  // c_5 … c_8
   h: f32,                    // step, s
   hasBase: u32,              // 0: y_base = 0 (error vectors)
   stages: u32,               // number of c_j used
@@ -27,9 +27,10 @@ fn stageCombinationMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
   if (i >= n) {
     return;
   }
-  let c = array<f32, 6>(
+  let c = array<f32, 8>(
     combination.coefficients0.x, combination.coefficients0.y, combination.coefficients0.z,
     combination.coefficients0.w, combination.coefficients1.x, combination.coefficients1.y,
+    combination.coefficients1.z, combination.coefficients1.w,
   );
   var sx = vec3<f32>(0.0);
   var sv = vec3<f32>(0.0);
