@@ -7,67 +7,21 @@
  *
  * No adapter is a failure, not a skip: this environment is meant to have SwiftShader.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Page } from 'puppeteer-core';
-import { startBrowserSession, stopBrowserSession, type BrowserSession } from './browser/chromium.ts';
-import type {} from './browser/harness-api.ts';
+import { useHarnessPage } from './browser/harness-session.ts';
 import type { ImplicitRunner } from './helpers/implicit-cases.ts';
 import { describeImplicitSuite } from './helpers/implicit-checks.ts';
 
-let session: BrowserSession | undefined;
-let page: Page | undefined;
-let pageErrors: string[] = [];
-let adapter = '';
-
-beforeAll(async () => {
-  session = await startBrowserSession();
-  const opened = await session.open('/test/browser/implicit-harness.html');
-  ({ page, pageErrors } = opened);
-  await opened.page
-    .waitForFunction(() => window.weftImplicitHarness !== undefined, { timeout: 60_000 })
-    .catch((error: unknown) => {
-      throw new Error(`the harness page did not load: ${(error as Error).message}\n${pageErrors.join('\n')}`);
-    });
-  adapter = await opened.page.evaluate(() => window.weftImplicitHarness!.adapter());
-});
-
-afterAll(async () => {
-  await page?.evaluate(() => window.weftImplicitHarness!.release()).catch(() => undefined);
-  await stopBrowserSession(session);
-});
-
-function harnessPage(): Page {
-  if (!page) throw new Error('no harness page (beforeAll failed)');
-  return page;
-}
-
-/** A result with the errors the page logged meanwhile added to the GPU's. */
-async function withPageErrors<T extends { errors: string[] }>(result: Promise<T>): Promise<T> {
-  const value = await result;
-  const logged = pageErrors.splice(0);
-  return { ...value, errors: [...value.errors, ...logged] };
-}
+const harness = useHarnessPage('/test/browser/implicit-harness.html', 'weftImplicitHarness');
 
 const runner: ImplicitRunner = {
-  kernel: (c) => withPageErrors(harnessPage().evaluate((arg) => window.weftImplicitHarness!.kernel(arg), c)),
-  integrator: (c) =>
-    withPageErrors(harnessPage().evaluate((arg) => window.weftImplicitHarness!.integrator(arg), c)),
-  cgSequence: (c) =>
-    withPageErrors(harnessPage().evaluate((arg) => window.weftImplicitHarness!.cgSequence(arg), c)),
-  determinism: (c) =>
-    withPageErrors(harnessPage().evaluate((arg) => window.weftImplicitHarness!.determinism(arg), c)),
-  midpoint: () => withPageErrors(harnessPage().evaluate(() => window.weftImplicitHarness!.midpoint())),
+  kernel: (c) => harness.call('kernel', c),
+  integrator: (c) => harness.call('integrator', c),
+  cgSequence: (c) => harness.call('cgSequence', c),
+  determinism: (c) => harness.call('determinism', c),
+  midpoint: () => harness.call('midpoint'),
 };
-
-test('the harness sees validation errors, scoped and uncaptured', async () => {
-  const seen = await harnessPage().evaluate(() => window.weftImplicitHarness!.provokeValidationErrors());
-  expect(seen.scoped).toEqual([expect.stringContaining('validation: ')]);
-  expect(seen.uncaptured).toEqual([expect.stringContaining('uncaptured: ')]);
-  // Chromium also logs the uncaptured error to the console; that one was on purpose.
-  pageErrors.length = 0;
-});
 
 describeImplicitSuite(
   () => runner,
-  () => `Chromium: ${adapter}`,
+  () => `Chromium: ${harness.adapter()}`,
 );

@@ -5,43 +5,10 @@
  *
  * No adapter is a failure, not a skip: this environment is meant to have SwiftShader.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { acquireDevice } from '../src/webgpu/device.ts';
-import { provokeValidationErrors, watchUncapturedErrors } from './helpers/gpu-cases.ts';
-import { deviceRunner, type ImplicitRunner } from './helpers/implicit-cases.ts';
+import { deviceRunner } from './helpers/implicit-cases.ts';
 import { describeImplicitSuite } from './helpers/implicit-checks.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
 
-let device: GPUDevice | undefined;
-let adapter = '';
-let uncaptured: string[] = [];
-let runner: ImplicitRunner | undefined;
+const node = useNodeDevice(deviceRunner);
 
-beforeAll(async () => {
-  const acquired = await acquireDevice();
-  device = acquired.device;
-  adapter = acquired.adapterName;
-  uncaptured = watchUncapturedErrors(device);
-  runner = deviceRunner(device, uncaptured);
-});
-
-afterAll(() => {
-  device?.destroy();
-});
-
-test('the error capture sees validation errors, scoped and uncaptured', async () => {
-  if (!device) throw new Error('no GPU device (beforeAll failed)');
-  const before = uncaptured.length;
-  const seen = await provokeValidationErrors(device);
-  expect(seen.scoped).toEqual([expect.stringContaining('validation: ')]);
-  expect(seen.uncaptured).toEqual([expect.stringContaining('uncaptured: ')]);
-  // The file-wide listener saw it too; it was on purpose.
-  uncaptured.splice(before);
-});
-
-describeImplicitSuite(
-  () => {
-    if (!runner) throw new Error('no GPU device (beforeAll failed)');
-    return runner;
-  },
-  () => `Node: ${adapter}`,
-);
+describeImplicitSuite(node.runner, () => `Node: ${node.adapter()}`);

@@ -15,12 +15,8 @@ export interface WeftHarness {
   provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
 }
 
-/**
- * test/browser/implicit-harness.ts: the runners of test/helpers/implicit-cases.ts on one device
- * shared by the page's calls (requested on the first). Each runner returns the GPU errors its
- * case raised; every call rejects when the browser has no `navigator.gpu` or no adapter.
- */
-export interface WeftImplicitHarness extends ImplicitRunner {
+/** What every shared-device harness page adds to its runners. */
+export interface SharedDeviceHarness {
   /** The shared device's adapter, in words. */
   adapter(): Promise<string>;
   /** Makes one invalid buffer inside error scopes and one outside, on a device of its own. */
@@ -30,18 +26,17 @@ export interface WeftImplicitHarness extends ImplicitRunner {
 }
 
 /**
- * test/browser/adaptive-harness.ts: the runners of test/helpers/adaptive-gpu-cases.ts on one device
+ * test/browser/implicit-harness.ts: the runners of test/helpers/implicit-cases.ts on one device
  * shared by the page's calls (requested on the first). Each runner returns the GPU errors its
  * case raised; every call rejects when the browser has no `navigator.gpu` or no adapter.
  */
-export interface WeftAdaptiveHarness extends AdaptiveRunner {
-  /** The shared device's adapter, in words. */
-  adapter(): Promise<string>;
-  /** Makes one invalid buffer inside error scopes and one outside, on a device of its own. */
-  provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
-  /** Destroys the shared device (a later call requests a new one). */
-  release(): Promise<void>;
-}
+export interface WeftImplicitHarness extends ImplicitRunner, SharedDeviceHarness {}
+
+/** test/browser/adaptive-harness.ts: the runners of test/helpers/adaptive-gpu-cases.ts, likewise. */
+export interface WeftAdaptiveHarness extends AdaptiveRunner, SharedDeviceHarness {}
+
+/** The window properties of the shared-device harness pages. */
+export type SharedHarnessKey = 'weftImplicitHarness' | 'weftAdaptiveHarness';
 
 declare global {
   interface Window {

@@ -1,0 +1,48 @@
+/**
+ * The Node side of a GPU suite: one device for the test file (Dawn through the `webgpu` package,
+ * SwiftShader when no GPU answers), an uncaptured-error listener, a check that the error capture
+ * works, and the suite's runner built on that device. No adapter is a failure, not a skip.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { acquireDevice } from '../../src/webgpu/device.ts';
+import { provokeValidationErrors, watchUncapturedErrors } from './gpu-cases.ts';
+
+export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: string[]) => R): {
+  runner: () => R;
+  adapter: () => string;
+} {
+  let device: GPUDevice | undefined;
+  let adapter = '';
+  let uncaptured: string[] = [];
+  let runner: R | undefined;
+
+  beforeAll(async () => {
+    const acquired = await acquireDevice();
+    device = acquired.device;
+    adapter = acquired.adapterName;
+    uncaptured = watchUncapturedErrors(device);
+    runner = makeRunner(device, uncaptured);
+  });
+
+  afterAll(() => {
+    device?.destroy();
+  });
+
+  test('the error capture sees validation errors, scoped and uncaptured', async () => {
+    if (!device) throw new Error('no GPU device (beforeAll failed)');
+    const before = uncaptured.length;
+    const seen = await provokeValidationErrors(device);
+    expect(seen.scoped).toEqual([expect.stringContaining('validation: ')]);
+    expect(seen.uncaptured).toEqual([expect.stringContaining('uncaptured: ')]);
+    // The file-wide listener saw it too; it was on purpose.
+    uncaptured.splice(before);
+  });
+
+  return {
+    runner: () => {
+      if (!runner) throw new Error('no GPU device (beforeAll failed)');
+      return runner;
+    },
+    adapter: () => adapter,
+  };
+}
