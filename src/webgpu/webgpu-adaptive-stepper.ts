@@ -424,20 +424,14 @@ export function placeWeights(weights: readonly number[], slots: readonly number[
 
 const ERROR_WEIGHTS = CASH_KARP.b5.map((b, j) => b - CASH_KARP.b4[j]!);
 
-/** Cash–Karp RK45 on the GPU (CPU mirror: src/adaptive/rk45.ts CashKarpStepper). */
-export class WebGpuCashKarpStepper implements GpuAdaptiveStepper {
-  readonly estimateOrder = 5;
-  private readonly core: GpuStepperCore;
-  private readonly candidate: Pair;
-  private readonly error: Pair;
-  /** Derivative 0 belongs to the current state until the next accept. */
-  private firstStageValid = false;
+/**
+ * What the GPU steppers share: the core's accepted state (drawn from, read back, destroyed with
+ * it) and adopting a candidate as the new accepted state.
+ */
+abstract class CoreStepper implements GpuAdaptiveStepper {
+  abstract readonly estimateOrder: number;
 
-  constructor(device: GPUDevice, model: Model, rayleighMass: number, tolerances: ErrorTolerances) {
-    this.core = new GpuStepperCore(device, model, rayleighMass, tolerances);
-    this.candidate = this.core.pair('candidate');
-    this.error = this.core.pair('error');
-  }
+  protected constructor(protected readonly core: GpuStepperCore) {}
 
   get positions(): GPUBuffer {
     return this.core.current.positions;
@@ -445,6 +439,39 @@ export class WebGpuCashKarpStepper implements GpuAdaptiveStepper {
 
   get derivativeEvaluations(): number {
     return this.core.evaluations;
+  }
+
+  abstract attempt(h: number): Promise<AttemptOutcome>;
+  abstract accept(): void;
+
+  /** Copies `candidate` into the accepted state (on the GPU, no readback). */
+  protected adopt(candidate: Pair): void {
+    const encoder = this.core.device.createCommandEncoder();
+    this.core.copyPair(encoder, candidate, this.core.current);
+    this.core.device.queue.submit([encoder.finish()]);
+  }
+
+  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
+    return this.core.readPair(this.core.current);
+  }
+
+  destroy(): void {
+    this.core.destroy();
+  }
+}
+
+/** Cash–Karp RK45 on the GPU (CPU mirror: src/adaptive/rk45.ts CashKarpStepper). */
+export class WebGpuCashKarpStepper extends CoreStepper {
+  readonly estimateOrder = 5;
+  private readonly candidate: Pair;
+  private readonly error: Pair;
+  /** Derivative 0 belongs to the current state until the next accept. */
+  private firstStageValid = false;
+
+  constructor(device: GPUDevice, model: Model, rayleighMass: number, tolerances: ErrorTolerances) {
+    super(new GpuStepperCore(device, model, rayleighMass, tolerances));
+    this.candidate = this.core.pair('candidate');
+    this.error = this.core.pair('error');
   }
 
   async attempt(h: number): Promise<AttemptOutcome> {
@@ -469,18 +496,8 @@ export class WebGpuCashKarpStepper implements GpuAdaptiveStepper {
   }
 
   accept(): void {
-    const encoder = this.core.device.createCommandEncoder();
-    this.core.copyPair(encoder, this.candidate, this.core.current);
-    this.core.device.queue.submit([encoder.finish()]);
+    this.adopt(this.candidate);
     this.firstStageValid = false;
-  }
-
-  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
-    return this.core.readPair(this.core.current);
-  }
-
-  destroy(): void {
-    this.core.destroy();
   }
 }
 
@@ -489,10 +506,9 @@ export class WebGpuCashKarpStepper implements GpuAdaptiveStepper {
  * y₁ from one step h, y½ from two steps h/2, error norm of y₁ − y½, y½ (or its Richardson
  * extrapolation) propagated. The symplectic schemes are doubled on the CPU only.
  */
-export class WebGpuStepDoublingStepper implements GpuAdaptiveStepper {
+export class WebGpuStepDoublingStepper extends CoreStepper {
   readonly estimateOrder: number;
   readonly order: number;
-  private readonly core: GpuStepperCore;
   private readonly tableau: Tableau;
   private readonly full: Pair;
   private readonly middle: Pair;
@@ -519,21 +535,13 @@ export class WebGpuStepDoublingStepper implements GpuAdaptiveStepper {
         'extrapolate',
         'Richardson extrapolation of step doubling runs on the CPU only',
       );
+    super(new GpuStepperCore(device, model, rayleighMass, tolerances));
     this.tableau = tableau;
     this.order = STEP_DOUBLING_ORDER[scheme];
     this.estimateOrder = this.order + 1;
-    this.core = new GpuStepperCore(device, model, rayleighMass, tolerances);
     this.full = this.core.pair('full');
     this.middle = this.core.pair('middle');
     this.half = this.core.pair('half');
-  }
-
-  get positions(): GPUBuffer {
-    return this.core.current.positions;
-  }
-
-  get derivativeEvaluations(): number {
-    return this.core.evaluations;
   }
 
   async attempt(h: number): Promise<AttemptOutcome> {
@@ -556,18 +564,8 @@ export class WebGpuStepDoublingStepper implements GpuAdaptiveStepper {
   }
 
   accept(): void {
-    const encoder = this.core.device.createCommandEncoder();
-    this.core.copyPair(encoder, this.half, this.core.current);
-    this.core.device.queue.submit([encoder.finish()]);
+    this.adopt(this.half);
     this.startValid = false;
-  }
-
-  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
-    return this.core.readPair(this.core.current);
-  }
-
-  destroy(): void {
-    this.core.destroy();
   }
 }
 
@@ -593,14 +591,13 @@ export interface GpuVelocityImplicitOptions {
  * iteration (matrix-free, so there is no factorization to reuse) and Newton stops by the
  * backward-euler criteria (Caribou) rather than Drake's convergence-rate test.
  */
-export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
+export class WebGpuVelocityImplicitStepper extends CoreStepper {
   readonly estimateOrder = 2;
   /**
    * Newton and linear-solver statistics in the CPU stepper's shape. Matrix-free with a fresh
    * Jacobian each iteration: jacobianEvaluations = factorizations = iterations.
    */
   readonly newton: NewtonStats = emptyNewtonStats();
-  private readonly core: GpuStepperCore;
   private readonly full: Pair;
   private newtonIterations = 0;
 
@@ -610,7 +607,7 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
     model: Model,
     options: GpuVelocityImplicitOptions,
   ) {
-    this.core = new GpuStepperCore(device, model, options.rayleighMass, options.tolerances);
+    super(new GpuStepperCore(device, model, options.rayleighMass, options.tolerances));
     this.full = this.core.pair('full');
   }
 
@@ -639,12 +636,8 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
     }
   }
 
-  get positions(): GPUBuffer {
-    return this.core.current.positions;
-  }
-
   /** Force evaluations: one per Newton iteration and one per residual check. */
-  get derivativeEvaluations(): number {
+  override get derivativeEvaluations(): number {
     return this.newtonIterations;
   }
 
@@ -696,17 +689,11 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
   }
 
   accept(): void {
-    const encoder = this.core.device.createCommandEncoder();
-    this.core.copyPair(encoder, this.simulationState(), this.core.current);
-    this.core.device.queue.submit([encoder.finish()]);
+    this.adopt(this.simulationState());
   }
 
-  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
-    return this.core.readPair(this.core.current);
-  }
-
-  destroy(): void {
+  override destroy(): void {
     this.simulation.destroy();
-    this.core.destroy();
+    super.destroy();
   }
 }
