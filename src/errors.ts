@@ -1,27 +1,108 @@
 /**
+ * Every error Weft throws on purpose is a {@link WeftError}: it has a machine-readable `code`, the
+ * offending `field` where there is one, and `details` with the numbers behind the message. The CLI
+ * prints any WeftError as one line (`weft: <message>`) and exits with {@link exitCode}; anything
+ * else is a bug in Weft and is reported as an internal error.
+ */
+
+/** What went wrong, one word a program can switch on. */
+export type WeftErrorCode = 'input' | 'webgpu-unavailable' | 'divergence' | 'step-size';
+
+/** CLI exit status of each code: 2 bad input, 3 no WebGPU, 4 the run failed numerically. */
+const EXIT_CODES: Record<WeftErrorCode, number> = {
+  input: 2,
+  'webgpu-unavailable': 3,
+  divergence: 4,
+  'step-size': 4,
+};
+
+export class WeftError extends Error {
+  /** What went wrong (see {@link WeftErrorCode}). */
+  readonly code: WeftErrorCode;
+  /** Dotted path of the offending field, e.g. `springs.restLengths[12]` or `dt`; '' when none. */
+  readonly field: string;
+  /** The numbers behind the message (step, time, particle, …). */
+  readonly details: Readonly<Record<string, number | string>>;
+  constructor(
+    code: WeftErrorCode,
+    message: string,
+    field = '',
+    details: Readonly<Record<string, number | string>> = {},
+  ) {
+    super(message);
+    this.name = 'WeftError';
+    this.code = code;
+    this.field = field;
+    this.details = details;
+  }
+}
+
+/** The CLI's exit status for an error: a {@link WeftError}'s code, 1 for anything else. */
+export function exitCode(error: unknown): number {
+  return error instanceof WeftError ? EXIT_CODES[error.code] : 1;
+}
+
+/**
  * An error in what the caller gave Weft (a scene, an option, a size): it names the offending
  * field, and the index where there is one, so a person can find it. Thrown before anything
- * reaches the GPU. The CLI prints `message` alone (no stack trace) and exits with code 2.
+ * reaches the GPU.
  */
-export class WeftInputError extends Error {
-  /** Dotted path of the offending field, e.g. `springs.restLengths[12]` or `dt`. */
-  readonly field: string;
+export class WeftInputError extends WeftError {
   constructor(field: string, problem: string) {
-    super(`${field}: ${problem}`);
+    super('input', `${field}: ${problem}`, field);
     this.name = 'WeftInputError';
-    this.field = field;
+  }
+}
+
+/** Why no WebGPU adapter or device could be had, in words a user can act on. */
+export class WebGpuUnavailableError extends WeftError {
+  constructor(reason: string) {
+    super('webgpu-unavailable', `WebGPU is not available: ${reason}`);
+    this.name = 'WebGpuUnavailableError';
   }
 }
 
 /** The simulation produced NaN or Inf: reported, never rendered or returned as if it were a state. */
-export class WeftDivergenceError extends Error {
+export class WeftDivergenceError extends WeftError {
   constructor(
     readonly step: number,
     readonly particle: number,
   ) {
     super(
+      'divergence',
       `simulation diverged: particle ${particle} is not finite at step ${step} (reduce dt, or use a more stable integrator)`,
+      '',
+      { step, particle },
     );
     this.name = 'WeftDivergenceError';
+  }
+}
+
+/**
+ * Why an adaptive integration could not go on. Thrown instead of returning a state that was not
+ * computed to the requested accuracy where no smaller step is allowed, so that a caller never
+ * mistakes it for a result.
+ */
+export class WeftStepSizeError extends WeftError {
+  constructor(
+    /** Simulated time reached, s (the state at this time is still readable). */
+    readonly time: number,
+    /** The step that failed, s. */
+    readonly stepSize: number,
+    /** What failed at the minimum step. */
+    readonly reason: 'newton-failed' | 'non-finite' | 'accuracy',
+  ) {
+    const what = {
+      'newton-failed': 'the Newton iteration failed to converge',
+      'non-finite': 'the step produced NaN or Inf (the scheme is unstable at this step size)',
+      accuracy: 'the error estimate is above the requested accuracy',
+    }[reason];
+    super(
+      'step-size',
+      `adaptive step at t = ${time} s: ${what} at the minimum step ${stepSize} s (loosen accuracy, lower minStep, or use velocity-implicit-euler for stiff systems)`,
+      'minStep',
+      { time, stepSize, reason },
+    );
+    this.name = 'WeftStepSizeError';
   }
 }

@@ -1,4 +1,11 @@
-export { WeftInputError, WeftDivergenceError } from './errors.ts';
+export {
+  WeftError,
+  WeftInputError,
+  WeftDivergenceError,
+  WeftStepSizeError,
+  WebGpuUnavailableError,
+  type WeftErrorCode,
+} from './errors.ts';
 export { createModel, type Model, type ModelDescription } from './model/model.ts';
 export type { Incidence } from './model/incidence.ts';
 export {
@@ -38,7 +45,7 @@ export type { Simulation, SimulationState, GpuSimulation } from './simulation-ty
 export { createSimulation, type SimulationOptions } from './simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './webgpu/webgpu-simulation.ts';
-export { findAdapter, acquireDevice, WebGpuUnavailableError, type AdapterReport } from './webgpu/device.ts';
+export { findAdapter, acquireDevice, type AdapterReport } from './webgpu/device.ts';
 export {
   WebGpuImplicitSimulation,
   type WebGpuImplicitOptions,

@@ -15,7 +15,7 @@
 import { describe, expect, test } from 'vitest';
 import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
 import { errorNorm, type ErrorTolerances } from '../src/adaptive/error-norm.ts';
-import { WeftStepSizeError } from '../src/adaptive/errors.ts';
+import { WeftStepSizeError } from '../src/errors.ts';
 import { CASH_KARP } from '../src/adaptive/rk45.ts';
 import type { AdaptiveOptions } from '../src/adaptive/options.ts';
 import { WeftInputError } from '../src/errors.ts';

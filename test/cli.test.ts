@@ -368,6 +368,39 @@ test('a diverging run is reported (exit 4), not printed as a result', async () =
   expect(weftLines(stderr)[0]).toMatch(/diverged: particle 1 is not finite at step 2000/);
 });
 
+test('an adaptive run that cannot meet its accuracy at the minimum step: one line, exit 4, no stack', async () => {
+  // rk45 on a spring with ω = 1e5 rad/s held at steps ≥ 0.01 s (ω h = 1000, far past RK45's
+  // stability bound): the state grows by orders of magnitude each step until it overflows, and
+  // a non-finite step at minStep is a WeftStepSizeError.
+  const path = join(mkdtempSync(join(tmpdir(), 'weft-cli-minstep-')), 'stiff.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      particles: { positions: [0, 0, 0, 1.1, 0, 0], masses: [1, 1], fixed: [0] },
+      springs: { pairs: [0, 1], stiffness: 1e10, restLengths: [1] },
+      gravity: [0, 0, 0],
+    }),
+  );
+  const { code, stdout, stderr } = await weft(
+    'run',
+    path,
+    '--integrator',
+    'rk45',
+    '--t-end',
+    '10',
+    '--min-step',
+    '0.01',
+  );
+  expect(code).toBe(4);
+  expect(stdout).toBe('');
+  const lines = weftLines(stderr);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(
+    /^weft: adaptive step at t = [\d.e+-]+ s: the step produced NaN or Inf .* minimum step 0\.01 s/,
+  );
+  expect(stderr).not.toMatch(/internal error|at \S+ \(/);
+});
+
 describe('weft run with the adaptive and multistep integrators', () => {
   interface AdaptiveOutput extends Omit<Output, 'dt'> {
     tEnd: number;

@@ -8,9 +8,8 @@ import type { RealArray } from '../cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { SimulationState } from '../simulation-types.ts';
 import { requireFiniteState } from '../state-check.ts';
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError, WeftStepSizeError } from '../errors.ts';
 import { startingStep, stepFactor, type AdaptiveStepper } from './controller.ts';
-import { WeftStepSizeError } from './errors.ts';
 import {
   emptyNewtonStats,
   resolveAdaptiveOptions,

@@ -1,7 +1,6 @@
 /** The adaptive-step, multistep and predictor–corrector integrators (CPU). */
 export { AdaptiveSimulation, type TimeProgressCallback } from './adaptive-simulation.ts';
 export { CpuMultistepSimulation } from './multistep.ts';
-export { WeftStepSizeError } from './errors.ts';
 export {
   ADAPTIVE_INTEGRATORS,
   ADAPTIVE_INTEGRATOR_NAMES,

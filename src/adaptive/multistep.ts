@@ -344,15 +344,13 @@ export class CpuMultistepSimulation {
     return Promise.resolve();
   }
 
-  readState(): Promise<SimulationState> {
-    return Promise.resolve(
-      requireFiniteState({
-        step: this.steps,
-        time: this.steps * this.dt,
-        positions: Float64Array.from(this.state.positions),
-        velocities: Float64Array.from(this.state.velocities),
-      }),
-    );
+  async readState(): Promise<SimulationState> {
+    return requireFiniteState({
+      step: this.steps,
+      time: this.steps * this.dt,
+      positions: Float64Array.from(this.state.positions),
+      velocities: Float64Array.from(this.state.velocities),
+    });
   }
 
   /** The corrector statistics. */

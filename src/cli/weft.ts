@@ -1,10 +1,11 @@
 /**
  * The `weft` command line: `weft run`, `weft info`, `weft demo`. User errors print one line and
- * exit non-zero (2: bad input, 3: no WebGPU, 4: diverged); never a stack trace.
+ * exit non-zero (2: bad input, 3: no WebGPU, 4: diverged or no step size meets the accuracy);
+ * never a stack trace.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { WeftDivergenceError, WeftInputError } from '../errors.ts';
+import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
 import { isImplicit } from '../integrators/implicit-options.ts';
 import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../adaptive/adaptive-simulation.ts';
@@ -17,7 +18,7 @@ import type { Model } from '../model/model.ts';
 import { parseScene } from '../model/scene.ts';
 import { createSimulation, type SimulationOptions } from '../simulation.ts';
 import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { findAdapter, WebGpuUnavailableError } from '../webgpu/device.ts';
+import { findAdapter } from '../webgpu/device.ts';
 import { ProgressBar } from './progress.ts';
 
 const USAGE = `Usage:
@@ -471,22 +472,14 @@ async function main(argv: string[]): Promise<number> {
     else throw new WeftInputError('command', `unknown command '${command}' (run, demo, info, help)`);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (error instanceof WeftInputError) {
+    if (error instanceof WeftError) {
       console.error(`weft: ${error.message}`);
-      return 2;
+      return exitCode(error);
     }
+    const code = (error as { code?: string }).code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
       console.error(`weft: ${(error as Error).message}`);
       return 2;
-    }
-    if (error instanceof WebGpuUnavailableError) {
-      console.error(`weft: ${error.message}`);
-      return 3;
-    }
-    if (error instanceof WeftDivergenceError) {
-      console.error(`weft: ${error.message}`);
-      return 4;
     }
     console.error(`weft: internal error: ${(error as Error).stack ?? String(error)}`);
     return 1;

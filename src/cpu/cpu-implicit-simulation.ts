@@ -377,18 +377,16 @@ export class CpuImplicitSimulation implements Simulation {
     return Promise.resolve();
   }
 
-  readState(): Promise<SimulationState> {
-    return Promise.resolve(
-      requireFiniteState({
-        step: this.steps,
-        time: this.steps * this.dt,
-        positions: Float64Array.from(this.positions),
-        velocities: Float64Array.from(this.velocities),
-        ...(this.integrator === 'variational-symplectic-implicit'
-          ? { momenta: Float64Array.from(this.momenta) }
-          : {}),
-      }),
-    );
+  async readState(): Promise<SimulationState> {
+    return requireFiniteState({
+      step: this.steps,
+      time: this.steps * this.dt,
+      positions: Float64Array.from(this.positions),
+      velocities: Float64Array.from(this.velocities),
+      ...(this.integrator === 'variational-symplectic-implicit'
+        ? { momenta: Float64Array.from(this.momenta) }
+        : {}),
+    });
   }
 
   readSolverStats(): Promise<SolverStats | null> {

@@ -122,15 +122,13 @@ export class CpuSimulation implements Simulation {
     return Promise.resolve();
   }
 
-  readState(): Promise<SimulationState> {
-    return Promise.resolve(
-      requireFiniteState({
-        step: this.steps,
-        time: this.steps * this.dt,
-        positions: Float64Array.from(this.buffers.positions),
-        velocities: Float64Array.from(this.buffers.velocities),
-      }),
-    );
+  async readState(): Promise<SimulationState> {
+    return requireFiniteState({
+      step: this.steps,
+      time: this.steps * this.dt,
+      positions: Float64Array.from(this.buffers.positions),
+      velocities: Float64Array.from(this.buffers.velocities),
+    });
   }
 
   readSolverStats(): Promise<null> {

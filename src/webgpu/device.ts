@@ -4,6 +4,7 @@
  * other adapter answers.
  */
 
+import { WebGpuUnavailableError } from '../errors.ts';
 import type * as NodeFs from 'node:fs';
 import type * as NodeOs from 'node:os';
 import type * as NodePath from 'node:path';
@@ -11,13 +12,7 @@ import type * as NodePath from 'node:path';
 /** Where Debian's chromium package puts its SwiftShader Vulkan ICD. */
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
-/** Why no adapter could be had, in words a user can act on. */
-export class WebGpuUnavailableError extends Error {
-  constructor(reason: string) {
-    super(`WebGPU is not available: ${reason}`);
-    this.name = 'WebGpuUnavailableError';
-  }
-}
+export { WebGpuUnavailableError };
 
 export interface AdapterReport {
   readonly adapter: GPUAdapter;
