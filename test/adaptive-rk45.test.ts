@@ -16,7 +16,7 @@ import { describe, expect, test } from 'vitest';
 import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
 import { errorNorm, type ErrorTolerances } from '../src/adaptive/error-norm.ts';
 import { WeftStepSizeError } from '../src/errors.ts';
-import { CASH_KARP } from '../src/adaptive/rk45.ts';
+import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
 import type { AdaptiveOptions } from '../src/adaptive/options.ts';
 import { WeftInputError } from '../src/errors.ts';
 import { createModel } from '../src/model/model.ts';
@@ -29,7 +29,7 @@ import {
 import { expectClose } from './helpers/expect-close.ts';
 
 describe('Cash–Karp tableau', () => {
-  const { a, b4, b5, c } = CASH_KARP;
+  const { a, bEmbedded: b4, b: b5, c } = RUNGE_KUTTA_TABLEAUX['cash-karp'];
   const s = 6;
   const A = (i: number, j: number): number => (j < i ? (a[i]![j] ?? 0) : 0);
   /** (A v)_i */

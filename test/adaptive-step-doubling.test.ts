@@ -80,6 +80,7 @@ const BASE_STEP: Record<ExplicitIntegratorName, number> = {
   'central-difference': 0.01,
   rk2: 0.02,
   heun: 0.02,
+  ralston: 0.02,
   rk4: 0.04,
 };
 

@@ -20,7 +20,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
-import { CASH_KARP } from '../src/adaptive/rk45.ts';
+import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
 import { resolveAdaptiveOptions, type AdaptiveStats } from '../src/adaptive/options.ts';
 import { VelocityImplicitEulerStepper } from '../src/adaptive/velocity-implicit-euler.ts';
 import { buildCloth } from '../src/model/builders.ts';
@@ -100,7 +100,7 @@ describe('error estimate (one step from the exact oscillator state at t = 0.1 s)
 
 /** Largest r with |R(−x)| ≤ 1 on (0, r] for the propagated (5th-order) Cash–Karp solution. */
 function realStabilityBound(): number {
-  const { a, b5 } = CASH_KARP;
+  const { a, b: b5 } = RUNGE_KUTTA_TABLEAUX['cash-karp'];
   const R = (z: number): number => {
     // Stage values for y' = z y, y₀ = 1: Y_i = 1 + z Σ a_ij Y_j.
     const Y: number[] = [];

@@ -41,7 +41,7 @@ describe('free fall (no springs)', () => {
 
   /**
    * Closed forms after n steps of constant acceleration g:
-   * - exact: y = y0 + v0 t + ½ g t², v = v0 + g t. Midpoint, Heun and RK4 reproduce a quadratic
+   * - exact: y = y0 + v0 t + ½ g t², v = v0 + g t. Midpoint, Heun, Ralston and RK4 reproduce a quadratic
    *   exactly (their stage derivatives are exact for constant a), so they match up to rounding.
    * - explicit Euler: v_k = v0 + k h g, y_n = y0 + h Σ_{k<n} v_k = y0 + n h v0 + g h² n(n−1)/2.
    * - symplectic Euler / variational symplectic / central difference (r_m = 0), which all use
@@ -60,6 +60,7 @@ describe('free fall (no springs)', () => {
     'central-difference': quadratic((n * (n + 1)) / 2),
     rk2: quadratic((n * n) / 2),
     heun: quadratic((n * n) / 2),
+    ralston: quadratic((n * n) / 2),
     rk4: quadratic((n * n) / 2),
   };
 

@@ -52,6 +52,7 @@ const CASES: ConvergenceCase[] = [
   { integrator: 'variational-symplectic', start: 'collocated', expectedOrder: 1, baseSteps: 200 },
   { integrator: 'rk2', start: 'collocated', expectedOrder: 2, baseSteps: 100 },
   { integrator: 'heun', start: 'collocated', expectedOrder: 2, baseSteps: 100 },
+  { integrator: 'ralston', start: 'collocated', expectedOrder: 2, baseSteps: 100 },
   { integrator: 'rk4', start: 'collocated', expectedOrder: 4, baseSteps: 50 },
   { integrator: 'central-difference', start: 'half-step', expectedOrder: 2, baseSteps: 100 },
   { integrator: 'central-difference', start: 'collocated', expectedOrder: 1, baseSteps: 200 },

@@ -21,6 +21,8 @@
  * - rk2 (§5.1, midpoint): y½ = y + h/2 v, v½ = v + h/2 a(y, v); y₊ = y + h v½, v₊ = v + h a(y½, v½).
  * - heun (integration-methods-lecture-de.md §3.6) on the state (y, v): k₁ = (v, a₁) with a₁ = a(y, v),
  *   k₂ = (v + h a₁, a(y + h v, v + h a₁)), (y, v)₊ = (y, v) + h (k₁ + k₂)/2.
+ * - ralston (Ralston 1962): k₁ = (v, a(y, v)), y₂ = y + ⅔ h v, v₂ = v + ⅔ h a(y, v), k₂ = (v₂, a(y₂, v₂)),
+ *   (y, v)₊ = (y, v) + h (¼ k₁ + ¾ k₂).
  * - rk4 (§5.2): the classic four stages, weights 1/6, 1/3, 1/3, 1/6.
  * - central-difference (§6 and spec/README.md): a = F(y, v)/m (no r_m);
  *   v₊ = v + h a if r_m = 0, else v₊ = v (1/h − r_m/2)/(1/h + r_m/2) + a/(1/h + r_m/2); y₊ = y + h v₊.
@@ -112,6 +114,19 @@ const RECURSIONS: Record<ExplicitIntegratorName, Recursion> = {
       const k2v = acceleration(y + h * k1y, v + h * k1v, p);
       y = y + (h * (k1y + k2y)) / 2;
       v = v + (h * (k1v + k2v)) / 2;
+    }
+    return { y, v };
+  },
+  ralston: (n, p) => {
+    let y = y0;
+    let v = v0;
+    for (let i = 0; i < n; i++) {
+      const k1y = v;
+      const k1v = acceleration(y, v, p);
+      const k2y = v + ((2 * h) / 3) * k1v;
+      const k2v = acceleration(y + ((2 * h) / 3) * k1y, k2y, p);
+      y = y + h * (k1y / 4 + (3 * k2y) / 4);
+      v = v + h * (k1v / 4 + (3 * k2v) / 4);
     }
     return { y, v };
   },
@@ -214,5 +229,65 @@ describe('CPU reference against the scalar recursion of each scheme (1-D spring,
       expect(RECURSIONS[integrator](50, { c: 0.5, rm: 0 }).y).not.toBeCloseTo(plain.y, 6);
       expect(RECURSIONS[integrator](50, { c: 0, rm: 0.3 }).y).not.toBeCloseTo(plain.y, 6);
     }
+  });
+});
+
+/**
+ * On an affine problem (the 1-D spring above) every two-stage second-order Runge–Kutta scheme
+ * gives the same numbers, so the 1-D recursions cannot tell Ralston from the midpoint rule. A
+ * swinging spring is nonlinear: particle 1 (m = 0.7 kg) at (0.3, −1.2, 0) m moving at (0.4, 0, 0)
+ * m/s on a spring of k = 40 N/m, L = 1 m from the fixed origin, gravity −9.81 m/s² along y. With
+ * d = x₁, l = |d|: a(x) = −(k/m)(l − L) d/l + g. Ralston: x₂ = x + ⅔ h v, v₂ = v + ⅔ h a(x),
+ * x₊ = x + h (¼ v + ¾ v₂), v₊ = v + h (¼ a(x) + ¾ a(x₂)).
+ */
+describe('Ralston on a nonlinear (swinging) spring', () => {
+  type Vec = [number, number];
+  const accel = ([x, y]: Vec): Vec => {
+    const l = Math.hypot(x, y);
+    const s = (-k / m) * (l - L);
+    return [(s * x) / l, (s * y) / l + g];
+  };
+  function ralston(steps: number): { x: Vec; v: Vec } {
+    let x: Vec = [0.3, -1.2];
+    let v: Vec = [0.4, 0];
+    for (let n = 0; n < steps; n++) {
+      const a1 = accel(x);
+      const x2: Vec = [x[0] + ((2 * h) / 3) * v[0], x[1] + ((2 * h) / 3) * v[1]];
+      const v2: Vec = [v[0] + ((2 * h) / 3) * a1[0], v[1] + ((2 * h) / 3) * a1[1]];
+      const a2 = accel(x2);
+      x = [x[0] + h * (v[0] / 4 + (3 * v2[0]) / 4), x[1] + h * (v[1] / 4 + (3 * v2[1]) / 4)];
+      v = [v[0] + h * (a1[0] / 4 + (3 * a2[0]) / 4), v[1] + h * (a1[1] / 4 + (3 * a2[1]) / 4)];
+    }
+    return { x, v };
+  }
+  const swing = (integrator: 'ralston' | 'rk2'): CpuSimulation =>
+    new CpuSimulation(
+      createModel({
+        positions: [0, 0, 0, 0.3, -1.2, 0],
+        velocities: [0, 0, 0, 0.4, 0, 0],
+        masses: [1, m],
+        fixed: [0],
+        springPairs: [0, 1],
+        springStiffness: k,
+        springRestLengths: [L],
+        gravity: [0, g, 0],
+      }),
+      { integrator, dt: h },
+    );
+
+  test('200 steps match the recursion to 1e-12 (relative) and differ from the midpoint rule', async () => {
+    const expected = ralston(200);
+    const simulation = swing('ralston');
+    simulation.step(200);
+    const state = await simulation.readState();
+    expectRelativelyClose('x of particle 1', state.positions[3]!, expected.x[0]);
+    expectRelativelyClose('y of particle 1', state.positions[4]!, expected.x[1]);
+    expectRelativelyClose('vx of particle 1', state.velocities[3]!, expected.v[0]);
+    expectRelativelyClose('vy of particle 1', state.velocities[4]!, expected.v[1]);
+    const midpoint = swing('rk2');
+    midpoint.step(200);
+    const other = await midpoint.readState();
+    // The schemes differ at O(h³) per step: ~1e-5 m over 200 steps, ≫ the 1e-12 tolerance.
+    expect(Math.abs(other.positions[3]! - state.positions[3]!)).toBeGreaterThan(1e-7);
   });
 });

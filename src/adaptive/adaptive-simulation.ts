@@ -4,6 +4,7 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import type { SolverStats } from '../integrators/implicit-options.ts';
+import { EXPLICIT_INTEGRATOR_NAMES, tableauOf } from '../integrators/schemes.ts';
 import type { RealArray } from '../cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { SimulationState } from '../simulation-types.ts';
@@ -28,7 +29,6 @@ import {
   WebGpuCashKarpStepper,
   WebGpuStepDoublingStepper,
   WebGpuVelocityImplicitStepper,
-  RUNGE_KUTTA_TABLEAUX,
   type GpuAdaptiveStepper,
 } from '../webgpu/webgpu-adaptive-stepper.ts';
 
@@ -61,10 +61,11 @@ export async function createAdaptiveSimulation(
   }
   const o = resolveAdaptiveOptions({ ...options, precision: 'f32' });
   // What the GPU cannot run is refused before a device is requested.
-  if (o.integrator === 'step-doubling' && !RUNGE_KUTTA_TABLEAUX[o.scheme]) {
+  if (o.integrator === 'step-doubling' && !tableauOf(o.scheme)) {
+    const gpuSchemes = EXPLICIT_INTEGRATOR_NAMES.filter((name) => tableauOf(name));
     throw new WeftInputError(
       'scheme',
-      `step doubling of '${o.scheme}' runs on the CPU only; on WebGPU use ${Object.keys(RUNGE_KUTTA_TABLEAUX).join(', ')}`,
+      `step doubling of '${o.scheme}' runs on the CPU only; on WebGPU use ${gpuSchemes.join(', ')}`,
     );
   }
   if (o.integrator === 'step-doubling' && o.extrapolate) {

@@ -20,7 +20,7 @@ export {
 export { errorNorm, differenceNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 export { derivative, stageCombination } from './stage-passes.ts';
 export { stepFactor, startingStep, type AdaptiveStepper, type AttemptOutcome } from './controller.ts';
-export { CASH_KARP, CashKarpStepper } from './rk45.ts';
+export { CashKarpStepper } from './rk45.ts';
 export { StepDoublingStepper } from './step-doubling.ts';
 export {
   VelocityImplicitEulerStepper,

@@ -9,6 +9,7 @@ import { rungeKuttaStage, type RealArray, type RungeKuttaBuffers } from '../cpu/
 import { WeftInputError } from '../errors.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { planStep } from '../integrators/schemes.ts';
+import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../integrators/multistep.ts';
 import type { Model } from '../model/model.ts';
 import type { SimulationState } from '../simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
@@ -22,23 +23,10 @@ import {
 } from './options.ts';
 import { derivative, stageCombination } from './stage-passes.ts';
 
-/** Adams–Bashforth weights β_j of F_{n−j} (lecture, "explizite Mehrschritt-Verfahren"). */
-export const AB2 = [3 / 2, -1 / 2];
-export const AB3 = [23 / 12, -16 / 12, 5 / 12];
-/** Two-step Adams–Moulton, order 3: weights of F_{n+1}, F_n, F_{n−1} (lecture). */
-export const AM3 = [5 / 12, 8 / 12, -1 / 12];
+const { bashforth2: AB2, bashforth3: AB3, moulton3: AM3 } = ADAMS_WEIGHTS;
 
 /** Derivatives kept: the AB3 predictor needs F_n, F_{n−1}, F_{n−2}. */
 const HISTORY = 3;
-
-/** RK4 steps before the first multistep step: one fewer than the history the scheme reads. */
-export const STARTUP_STEPS: Record<MultistepIntegratorName, number> = {
-  'adams-bashforth-2': 1,
-  'adams-bashforth-3': 2,
-  'adams-moulton-pc': 2,
-  'heun-implicit': 0,
-  'implicit-euler-pc': 0,
-};
 
 /**
  * Fixed-step multistep integrators on the CPU (float64, or float32 storage). Same surface as

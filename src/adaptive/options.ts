@@ -5,45 +5,21 @@
  */
 import { WeftInputError } from '../errors.ts';
 import { EXPLICIT_INTEGRATORS, type ExplicitIntegratorName } from '../integrators/schemes.ts';
+import { ADAPTIVE_INTEGRATOR_NAMES, type AdaptiveIntegratorName } from '../integrators/adaptive.ts';
+import type { MultistepIntegratorName } from '../integrators/multistep.ts';
+
+export {
+  ADAPTIVE_INTEGRATORS,
+  ADAPTIVE_INTEGRATOR_NAMES,
+  type AdaptiveIntegratorName,
+} from '../integrators/adaptive.ts';
+export {
+  MULTISTEP_INTEGRATORS,
+  MULTISTEP_INTEGRATOR_NAMES,
+  type MultistepIntegratorName,
+} from '../integrators/multistep.ts';
+export { STEP_DOUBLING_ORDER } from '../integrators/schemes.ts';
 import type { ErrorTolerances } from './error-norm.ts';
-
-/** The error-controlled integrators, with the order of the solution they propagate. */
-export const ADAPTIVE_INTEGRATORS = {
-  rk45: {
-    order: 5,
-    summary:
-      'Embedded Runge–Kutta, Cash–Karp coefficients (spec/ode-lecture-mass-spring-cloth.md): 6 evaluations per step; propagates the 5th-order solution, error estimate y⁵ − y⁴ (local extrapolation). Explicit: the step is bounded by stability on stiff systems.',
-  },
-  'step-doubling': {
-    order: 0,
-    summary:
-      'Any explicit scheme (option `scheme`) with step doubling: one step h and two steps h/2, error = their difference (O(h^(p+1))), the two half steps propagated (optionally Richardson-extrapolated). Order = the scheme’s.',
-  },
-  'velocity-implicit-euler': {
-    order: 1,
-    summary:
-      'Implicit Euler with Newton in the velocities only (Drake VelocityImplicitEulerIntegrator): v₊ = v + h M⁻¹ f(x + h v₊, v₊), x₊ = x + h v₊; error from one full step vs two half steps (order 2), half steps propagated. L-stable: the step follows accuracy, not stiffness.',
-  },
-} as const satisfies Record<string, { order: number; summary: string }>;
-
-export type AdaptiveIntegratorName = keyof typeof ADAPTIVE_INTEGRATORS;
-export const ADAPTIVE_INTEGRATOR_NAMES = Object.keys(ADAPTIVE_INTEGRATORS) as AdaptiveIntegratorName[];
-
-/**
- * Order p of one step of each explicit scheme as a map (x, v) → (x₊, v₊) from a collocated state,
- * which is what step doubling measures: its estimate is O(h^(p+1)). central-difference with r_m = 0
- * is symplectic Euler as a map, hence 1 here (its order 2 needs a staggered start, which step
- * doubling does not keep).
- */
-export const STEP_DOUBLING_ORDER: Record<ExplicitIntegratorName, number> = {
-  'explicit-euler': 1,
-  'symplectic-euler': 1,
-  'variational-symplectic': 1,
-  'central-difference': 1,
-  rk2: 2,
-  heun: 2,
-  rk4: 4,
-};
 
 /** Options of {@link AdaptiveSimulation}. */
 export interface AdaptiveOptions {
@@ -385,38 +361,6 @@ export function emptyNewtonStats(): NewtonStats {
     errorEstimatorFactorizations: 0,
   };
 }
-
-/** The fixed-step multistep and predictor–corrector integrators (spec/integration-methods-lecture-de.md). */
-export const MULTISTEP_INTEGRATORS = {
-  'adams-bashforth-2': {
-    order: 2,
-    summary:
-      'y₊ = y + h (3/2 F_n − 1/2 F_{n−1}); one evaluation per step; the first step by RK4. Weakly unstable on an undamped oscillator (amplitude grows as O(h³ω⁴ t)).',
-  },
-  'adams-bashforth-3': {
-    order: 3,
-    summary:
-      'y₊ = y + h (23 F_n − 16 F_{n−1} + 5 F_{n−2})/12; one evaluation per step; the first two steps by RK4.',
-  },
-  'adams-moulton-pc': {
-    order: 3,
-    summary:
-      'Predictor–corrector P(EC)^m E: AB3 predictor, 2-step Adams–Moulton corrector y₊ = y + h (5 F₊ + 8 F_n − F_{n−1})/12 (order 3) iterated m times (default 1: PECE) or to the tolerance; the first two steps by RK4.',
-  },
-  'heun-implicit': {
-    order: 2,
-    summary:
-      'Implicit Heun (trapezoidal rule) y₊ = y + h (F(y) + F(y₊))/2 by fixed-point iteration from the explicit-Heun predictor; converges for h ω < 2 roughly; iterations and non-convergence reported.',
-  },
-  'implicit-euler-pc': {
-    order: 1,
-    summary:
-      'Implicit Euler y₊ = y + h F(y₊) by fixed-point iteration (predictor explicit Euler, corrector y⁽ᵏ⁺¹⁾ = y + h F(y⁽ᵏ⁾)); converges for h ω < 1 roughly, so it gives none of implicit Euler’s stiff stability.',
-  },
-} as const satisfies Record<string, { order: number; summary: string }>;
-
-export type MultistepIntegratorName = keyof typeof MULTISTEP_INTEGRATORS;
-export const MULTISTEP_INTEGRATOR_NAMES = Object.keys(MULTISTEP_INTEGRATORS) as MultistepIntegratorName[];
 
 /** Options of {@link CpuMultistepSimulation}. */
 export interface MultistepOptions {

@@ -2,40 +2,22 @@
  * Embedded Runge–Kutta 4(5) with the Cash–Karp coefficients (spec/ode-lecture-mass-spring-cloth.md,
  * "Runge Kutta: ode45"; Cash & Karp, ACM TOMS 16, 1990).
  *
- * Reading of the lecture: its a₆₃ is printed as −575/13824; the Cash–Karp value is +575/13824
- * (only then does row 6 sum to c₆ = 7/8, which every Runge–Kutta stage must; the test checks the
- * row sums and the order conditions). Everything else is as printed.
+ * The tableau and the lecture's a₆₃ erratum: src/integrators/tableaux.ts.
  *
  * Propagated solution: the 5th-order one, y⁵ (local extrapolation, as Numerical Recipes' rkck);
  * error estimate e = y⁵ − y⁴ = h Σ (b⁵_j − b⁴_j) k_j, which is O(h⁵) (the local error of y⁴), so
  * the controller uses the exponent 1/5.
  */
 import type { Model } from '../model/model.ts';
+import { RUNGE_KUTTA_TABLEAUX } from '../integrators/tableaux.ts';
 import type { RealArray } from '../cpu/passes.ts';
 import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
 import { errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 import { derivative, stageCombination } from './stage-passes.ts';
 
-/** The Cash–Karp tableau. */
-export const CASH_KARP = {
-  /** c_i, stage times in units of h. */
-  c: [0, 1 / 5, 3 / 10, 3 / 5, 1, 7 / 8],
-  /** a_ij, j < i (row i lists a_i1 … a_i,i−1). */
-  a: [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [3 / 10, -9 / 10, 6 / 5],
-    [-11 / 54, 5 / 2, -70 / 27, 35 / 27],
-    [1631 / 55296, 175 / 512, 575 / 13824, 44275 / 110592, 253 / 4096],
-  ],
-  /** b⁵, weights of the 5th-order solution (propagated). */
-  b5: [37 / 378, 0, 250 / 621, 125 / 594, 0, 512 / 1771],
-  /** b⁴, weights of the embedded 4th-order solution. */
-  b4: [2825 / 27648, 0, 18575 / 48384, 13525 / 55296, 277 / 14336, 1 / 4],
-} as const;
-
-const ERROR_WEIGHTS = CASH_KARP.b5.map((b, j) => b - CASH_KARP.b4[j]!);
+const CASH_KARP = RUNGE_KUTTA_TABLEAUX['cash-karp'];
+/** b⁵ − b⁴: e = y⁵ − y⁴ = h Σ (b⁵_j − b⁴_j) k_j. */
+const ERROR_WEIGHTS = CASH_KARP.b.map((b, j) => b - CASH_KARP.bEmbedded[j]!);
 
 /**
  * Cash–Karp RK45 steps on the state (x, v), F(y) = (v, a(x, v)). Per attempt: 6 evaluations of a
@@ -95,7 +77,7 @@ export class CashKarpStepper implements AdaptiveStepper {
       derivative(model, this.stagePositions, kx[i]!, this.rayleighMass, this.springForce, kv[i]!);
       this.evaluations++;
     }
-    stageCombination(current, h, CASH_KARP.b5, kx, kv, candidate.positions, candidate.velocities);
+    stageCombination(current, h, CASH_KARP.b, kx, kv, candidate.positions, candidate.velocities);
     stageCombination(null, h, ERROR_WEIGHTS, kx, kv, this.errorVector.positions, this.errorVector.velocities);
     return {
       kind: 'estimated',

@@ -16,11 +16,15 @@
  */
 import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
 import { rungeKuttaStage, symplecticUpdate, type RealArray, type RungeKuttaBuffers } from '../cpu/passes.ts';
-import { planStep, type ExplicitIntegratorName, type StepPlan } from '../integrators/schemes.ts';
+import {
+  planStep,
+  STEP_DOUBLING_ORDER,
+  type ExplicitIntegratorName,
+  type StepPlan,
+} from '../integrators/schemes.ts';
 import type { Model } from '../model/model.ts';
 import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
 import { differenceNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
-import { STEP_DOUBLING_ORDER } from './options.ts';
 import { derivative } from './stage-passes.ts';
 
 export class StepDoublingStepper implements AdaptiveStepper {

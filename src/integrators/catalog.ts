@@ -1,4 +1,5 @@
-import { ADAPTIVE_INTEGRATORS, MULTISTEP_INTEGRATORS } from '../adaptive/options.ts';
+import { ADAPTIVE_INTEGRATORS } from './adaptive.ts';
+import { MULTISTEP_INTEGRATORS } from './multistep.ts';
 import { IMPLICIT_INTEGRATORS } from './implicit-options.ts';
 import { EXPLICIT_INTEGRATORS } from './schemes.ts';
 

@@ -1,47 +1,98 @@
 import { WeftInputError } from '../errors.ts';
+import { RUNGE_KUTTA_TABLEAUX, type ButcherTableau, type TableauName } from './tableaux.ts';
 
 /**
- * The explicit integrators, with their global order of accuracy (measured in
- * test/cpu-convergence.test.ts). Formulas: spec/sofa-ode-solvers.md and
- * spec/integration-methods-lecture-de.md, with the errata of spec/README.md.
+ * The explicit integrators, each a record: its global order of accuracy (measured in
+ * test/cpu-convergence.test.ts), its order as a one-step map from a collocated state (what step
+ * doubling measures, {@link STEP_DOUBLING_ORDER}), and, for the Runge–Kutta ones, the tableau it
+ * runs. Formulas: spec/sofa-ode-solvers.md and spec/integration-methods-lecture-de.md, with the
+ * errata of spec/README.md. Adding a Runge–Kutta scheme whose stage i + 1 reads only stage i is
+ * adding a tableau and a record here: both backends run it (README, "Adding an integrator").
  */
 export const EXPLICIT_INTEGRATORS = {
   'explicit-euler': {
     order: 1,
+    mapOrder: 1,
+    tableau: 'explicit-euler',
     summary:
       'x₊ = x + h v, v₊ = v + h a(x, v). Unstable on an undamped oscillator at every h (amplitude grows).',
   },
   'symplectic-euler': {
     order: 1,
+    mapOrder: 1,
+    tableau: null,
     summary:
       'v₊ = v + h a(x, v), x₊ = x + h v₊ (SOFA EulerExplicit default). Stable for h ω < 2; energy bounded.',
   },
   rk2: {
     order: 2,
+    mapOrder: 2,
+    tableau: 'rk2',
     summary: 'Midpoint: a state at t + h/2 from an Euler half step, then the full step with its derivative.',
   },
-  heun: { order: 2, summary: 'Heun: k₁ = F(y), k₂ = F(y + h k₁), y₊ = y + h (k₁ + k₂)/2.' },
-  rk4: { order: 4, summary: 'Classic fourth-order Runge–Kutta, weights 1/6, 1/3, 1/3, 1/6.' },
+  heun: {
+    order: 2,
+    mapOrder: 2,
+    tableau: 'heun',
+    summary: 'Heun: k₁ = F(y), k₂ = F(y + h k₁), y₊ = y + h (k₁ + k₂)/2.',
+  },
+  ralston: {
+    order: 2,
+    mapOrder: 2,
+    tableau: 'ralston',
+    summary:
+      'Ralston’s second-order Runge–Kutta (1962): k₂ = F(y + ⅔ h k₁), y₊ = y + h (¼ k₁ + ¾ k₂); the two-stage scheme with the smallest error bound.',
+  },
+  rk4: {
+    order: 4,
+    mapOrder: 4,
+    tableau: 'rk4',
+    summary: 'Classic fourth-order Runge–Kutta, weights 1/6, 1/3, 1/3, 1/6.',
+  },
   'central-difference': {
     order: 2,
+    mapOrder: 1,
+    tableau: null,
     summary:
       'Leapfrog (SOFA CentralDifference): v lives at half steps; r_m treated by the centred formula. Order 2 when the initial velocity is v(−h/2), 1 from a collocated start.',
   },
   'variational-symplectic': {
     order: 1,
+    mapOrder: 1,
+    tableau: null,
     summary:
       'Explicit variational symplectic (SOFA): v₊ = (p + h (f − r_m M v))/M, p₊ = M v₊, x₊ = x + h v₊; with p = M v this is symplectic Euler.',
   },
-} as const satisfies Record<string, { order: number; summary: string }>;
+} as const satisfies Record<
+  string,
+  { order: number; mapOrder: number; tableau: TableauName | null; summary: string }
+>;
 
 export type ExplicitIntegratorName = keyof typeof EXPLICIT_INTEGRATORS;
 export const EXPLICIT_INTEGRATOR_NAMES = Object.keys(EXPLICIT_INTEGRATORS) as ExplicitIntegratorName[];
 
 /**
+ * Order p of one step of each explicit scheme as a map (x, v) → (x₊, v₊) from a collocated state,
+ * which is what step doubling measures: its estimate is O(h^(p+1)). central-difference with r_m = 0
+ * is symplectic Euler as a map, hence 1 here (its order 2 needs a staggered start, which step
+ * doubling does not keep).
+ */
+export const STEP_DOUBLING_ORDER = Object.fromEntries(
+  EXPLICIT_INTEGRATOR_NAMES.map((name) => [name, EXPLICIT_INTEGRATORS[name].mapOrder]),
+) as Record<ExplicitIntegratorName, number>;
+
+/** The tableau an explicit integrator runs, or null for the symplectic family. */
+export function tableauOf(name: ExplicitIntegratorName): ButcherTableau | null {
+  const tableau = EXPLICIT_INTEGRATORS[name].tableau;
+  return tableau === null ? null : RUNGE_KUTTA_TABLEAUX[tableau];
+}
+
+/**
  * A step as a list of passes shared by the CPU and GPU paths.
  *
  * `runge-kutta`: an explicit RK scheme whose stage i + 1 depends only on stage i
- * (Euler, midpoint, Heun, RK4). With k_i = (v_i, a_i) evaluated at stage state (x_i, v_i):
+ * (Euler, midpoint, Heun, Ralston, RK4: a_ij = 0 below the subdiagonal). With k_i = (v_i, a_i)
+ * evaluated at stage state (x_i, v_i):
  *   x_{i+1} = x + c_{i+1} h v_i,  v_{i+1} = v + c_{i+1} h a_i,  y₊ = y + h Σ b_i k_i.
  *
  * `symplectic`: one force evaluation, then v₊ = α v + β a, x₊ = x + h v₊.
@@ -66,16 +117,27 @@ export type StepPlan =
       readonly rayleighMass: number;
     };
 
-const RUNGE_KUTTA: Record<string, { stageOffsets: number[]; weights: number[] }> = {
-  'explicit-euler': { stageOffsets: [], weights: [1] },
-  rk2: { stageOffsets: [0.5], weights: [0, 1] },
-  heun: { stageOffsets: [1], weights: [0.5, 0.5] },
-  rk4: { stageOffsets: [0.5, 0.5, 1], weights: [1 / 6, 1 / 3, 1 / 3, 1 / 6] },
-};
+/**
+ * c_2 … c_s of a tableau whose stage i + 1 reads only stage i (then c_{i+1} = a_{i+1,i}); an error
+ * for any other tableau, which the stage kernel cannot run.
+ */
+export function subdiagonalOffsets(tableau: ButcherTableau): number[] {
+  return tableau.a.slice(1).map((row, i) => {
+    if (row.some((value, j) => j < i && value !== 0) || row[i] !== tableau.c[i + 1])
+      throw new Error(`row ${i + 2} of the tableau reads more than the previous stage`);
+    return row[i]!;
+  });
+}
 
 export function planStep(name: ExplicitIntegratorName, h: number, rayleighMass: number): StepPlan {
-  const tableau = RUNGE_KUTTA[name];
-  if (tableau) return { kind: 'runge-kutta', ...tableau, rayleighMass };
+  const tableau = tableauOf(name);
+  if (tableau)
+    return {
+      kind: 'runge-kutta',
+      stageOffsets: subdiagonalOffsets(tableau),
+      weights: tableau.b,
+      rayleighMass,
+    };
   if (name === 'central-difference') {
     // spec/sofa-ode-solvers.md §6: v₊ = v (1/h − r_m/2)/(1/h + r_m/2) + a/(1/h + r_m/2), a = f(x)/m.
     // With r_m = 0 this is v₊ = v + h a.

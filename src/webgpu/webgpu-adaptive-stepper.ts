@@ -8,9 +8,9 @@
 import { WeftInputError } from '../errors.ts';
 import type { AttemptOutcome } from '../adaptive/controller.ts';
 import type { ErrorTolerances } from '../adaptive/error-norm.ts';
-import { CASH_KARP } from '../adaptive/rk45.ts';
-import { emptyNewtonStats, STEP_DOUBLING_ORDER, type NewtonStats } from '../adaptive/options.ts';
-import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
+import { emptyNewtonStats, type NewtonStats } from '../adaptive/options.ts';
+import { RUNGE_KUTTA_TABLEAUX, type ButcherTableau } from '../integrators/tableaux.ts';
+import { STEP_DOUBLING_ORDER, tableauOf, type ExplicitIntegratorName } from '../integrators/schemes.ts';
 import type { LinearSolverName } from '../integrators/implicit-options.ts';
 import { WebGpuImplicitSimulation } from './webgpu-implicit-simulation.ts';
 import type { Model } from '../model/model.ts';
@@ -18,20 +18,6 @@ import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes 
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
 import { checkDeviceFits } from './webgpu-simulation.ts';
-
-/** An explicit Runge–Kutta tableau: a_ij (j < i) and the weights b_j. */
-export interface Tableau {
-  readonly a: readonly (readonly number[])[];
-  readonly b: readonly number[];
-}
-
-/** The Runge–Kutta schemes step doubling can run on the GPU, as tableaux. */
-export const RUNGE_KUTTA_TABLEAUX: Partial<Record<ExplicitIntegratorName, Tableau>> = {
-  'explicit-euler': { a: [[]], b: [1] },
-  rk2: { a: [[], [0.5]], b: [0, 1] },
-  heun: { a: [[], [1]], b: [0.5, 0.5] },
-  rk4: { a: [[], [0.5], [0, 0.5], [0, 0, 1]], b: [1 / 6, 1 / 3, 1 / 3, 1 / 6] },
-};
 
 /** What an adaptive driver needs from a GPU stepper. */
 export interface GpuAdaptiveStepper {
@@ -391,7 +377,7 @@ export class GpuStepperCore {
    */
   tableauStep(
     encoder: GPUCommandEncoder,
-    tableau: Tableau,
+    tableau: ButcherTableau,
     h: number,
     from: Pair,
     fromKey: string,
@@ -422,7 +408,8 @@ export function placeWeights(weights: readonly number[], slots: readonly number[
   return out;
 }
 
-const ERROR_WEIGHTS = CASH_KARP.b5.map((b, j) => b - CASH_KARP.b4[j]!);
+const CASH_KARP = RUNGE_KUTTA_TABLEAUX['cash-karp'];
+const ERROR_WEIGHTS = CASH_KARP.b.map((b, j) => b - CASH_KARP.bEmbedded[j]!);
 
 /**
  * What the GPU steppers share: the core's accepted state (drawn from, read back, destroyed with
@@ -481,15 +468,7 @@ export class WebGpuCashKarpStepper extends CoreStepper {
       core.evaluate(encoder, core.current, 'current', 0);
       this.firstStageValid = true;
     }
-    core.tableauStep(
-      encoder,
-      { a: CASH_KARP.a, b: CASH_KARP.b5 },
-      h,
-      core.current,
-      'current',
-      this.candidate,
-      'candidate',
-    );
+    core.tableauStep(encoder, CASH_KARP, h, core.current, 'current', this.candidate, 'candidate');
     core.combine(encoder, h, ERROR_WEIGHTS, null, 'none', this.error, 'error');
     core.norm(encoder, 0, this.error, 'error', this.candidate, 'candidate');
     return { kind: 'estimated', error: await core.submitAndReadNorm(encoder) };
@@ -509,7 +488,7 @@ export class WebGpuCashKarpStepper extends CoreStepper {
 export class WebGpuStepDoublingStepper extends CoreStepper {
   readonly estimateOrder: number;
   readonly order: number;
-  private readonly tableau: Tableau;
+  private readonly tableau: ButcherTableau;
   private readonly full: Pair;
   private readonly middle: Pair;
   private readonly half: Pair;
@@ -523,12 +502,9 @@ export class WebGpuStepDoublingStepper extends CoreStepper {
     tolerances: ErrorTolerances,
     extrapolate: boolean,
   ) {
-    const tableau = RUNGE_KUTTA_TABLEAUX[scheme];
+    const tableau = tableauOf(scheme);
     if (!tableau) {
-      throw new WeftInputError(
-        'scheme',
-        `step doubling of '${scheme}' runs on the CPU only; on WebGPU use ${Object.keys(RUNGE_KUTTA_TABLEAUX).join(', ')}`,
-      );
+      throw new WeftInputError('scheme', `step doubling of '${scheme}' runs on the CPU only`);
     }
     if (extrapolate)
       throw new WeftInputError(

@@ -8,14 +8,17 @@
  * CPU only.
  */
 import { WeftInputError } from '../errors.ts';
-import { AB2, AB3, AM3, STARTUP_STEPS } from '../adaptive/multistep.ts';
+import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../integrators/multistep.ts';
+import { RUNGE_KUTTA_TABLEAUX } from '../integrators/tableaux.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../adaptive/options.ts';
 import type { Model } from '../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
 import { advanceInChunks, requireFiniteState, requireStepCount } from '../state-check.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { acquireDevice } from './device.ts';
-import { GpuStepperCore, placeWeights, RUNGE_KUTTA_TABLEAUX } from './webgpu-adaptive-stepper.ts';
+import { GpuStepperCore, placeWeights } from './webgpu-adaptive-stepper.ts';
+
+const { bashforth2: AB2, bashforth3: AB3, moulton3: AM3 } = ADAMS_WEIGHTS;
 
 /** The multistep integrators the GPU runs. */
 export const GPU_MULTISTEP = ['adams-bashforth-2', 'adams-bashforth-3', 'adams-moulton-pc'] as const;
@@ -158,7 +161,7 @@ export class WebGpuMultistepSimulation implements GpuSimulation {
       if (this.steps < STARTUP_STEPS[this.integrator]) {
         core.tableauStep(
           encoder,
-          RUNGE_KUTTA_TABLEAUX.rk4!,
+          RUNGE_KUTTA_TABLEAUX.rk4,
           h,
           core.current,
           'current',
