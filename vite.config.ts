@@ -1,7 +1,7 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 
-// `vite build`: the library (dist/weft.js, for browsers and Node).
+// `vite build`: the library (dist/weft.js, for browsers and Node; dist/weft-internal.js).
 // `vite build --mode cli`: the Node CLI (dist/cli/weft.js), WGSL inlined.
 // `vite` (npm run demo): the example pages.
 export default defineConfig(({ mode }) => ({
@@ -15,11 +15,19 @@ export default defineConfig(({ mode }) => ({
           rollupOptions: { output: { entryFileNames: 'weft.js' } },
         }
       : {
-          lib: { entry: 'src/index.ts', formats: ['es'], fileName: () => 'weft.js' },
+          // dist/weft.js: the public API; dist/weft-internal.js: internals for the benchmarks.
+          lib: {
+            entry: { weft: 'src/index.ts', 'weft-internal': 'src/internal.ts' },
+            formats: ['es'],
+            fileName: (_format, name) => `${name}.js`,
+          },
           outDir: 'dist',
           emptyOutDir: false,
           target: 'es2022',
-          rollupOptions: { external: ['webgpu', /^wgsl_reflect/, /^node:/] },
+          rollupOptions: {
+            external: ['webgpu', /^wgsl_reflect/, /^node:/],
+            output: { chunkFileNames: 'weft-[hash].js' },
+          },
         },
   test: {
     include: ['test/**/*.test.ts'],

@@ -4,7 +4,13 @@
 // Usage: node bench/implicit.mjs [--sizes 64,128] [--steps 10] [--gpu-steps 3] [--solvers cg,pcg]
 // Needs `npm run build` first (it imports dist/weft.js).
 import { parseArgs } from 'node:util';
-import { acquireDevice, buildCloth, createSimulation, measureCopy, measureProduct } from '../dist/weft.js';
+import {
+  acquireDevice,
+  buildCloth,
+  createSimulation,
+  measureCopy,
+  measureProduct,
+} from '../dist/weft-internal.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,3 +1,7 @@
+/**
+ * Weft's public API: build a model, create a simulation on the CPU or on WebGPU, step it, read
+ * its state and statistics. Everything else is internal (src/internal.ts, for Weft's own tests).
+ */
 export {
   WeftError,
   WeftInputError,
@@ -5,7 +9,7 @@ export {
   WeftStepSizeError,
   WebGpuUnavailableError,
   type WeftErrorCode,
-} from './errors.ts';
+} from './core/errors.ts';
 export { createModel, type Model, type ModelDescription } from './model/model.ts';
 export type { Incidence } from './model/incidence.ts';
 export {
@@ -20,47 +24,36 @@ export { energy, hamiltonian, type Energy } from './model/energy.ts';
 export {
   INTEGRATORS,
   INTEGRATOR_NAMES,
-  FIXED_STEP_INTEGRATOR_NAMES,
+  type IntegratorFamily,
   type IntegratorName,
   type FixedStepIntegratorName,
 } from './integrators/catalog.ts';
-export * from './adaptive/index.ts';
-export { createAdaptiveSimulation, type AdaptiveBackendOptions } from './adaptive/adaptive-simulation.ts';
-export {
-  EXPLICIT_INTEGRATORS,
-  EXPLICIT_INTEGRATOR_NAMES,
-  type ExplicitIntegratorName,
-  type IntegrationOptions,
-} from './integrators/schemes.ts';
-export {
-  IMPLICIT_INTEGRATORS,
-  IMPLICIT_INTEGRATOR_NAMES,
-  type ImplicitIntegratorName,
-  type ImplicitOptions,
-  type LinearSolverName,
-  type SolverStats,
+export type { ExplicitIntegratorName } from './integrators/schemes.ts';
+export type {
+  ImplicitIntegratorName,
+  ImplicitOptions,
+  LinearSolverName,
+  SolverStats,
 } from './integrators/implicit-options.ts';
-export { CpuImplicitSimulation, type CpuImplicitOptions } from './cpu/cpu-implicit-simulation.ts';
-export type { Simulation, SimulationState, GpuSimulation } from './simulation-types.ts';
-export { createSimulation, type SimulationOptions } from './simulation.ts';
-export { CpuSimulation, type CpuSimulationOptions } from './cpu/cpu-simulation.ts';
-export { WebGpuSimulation, type WebGpuSimulationOptions } from './webgpu/webgpu-simulation.ts';
-export { findAdapter, acquireDevice, type AdapterReport } from './webgpu/device.ts';
+export type {
+  AdaptiveIntegratorName,
+  AdaptiveOptions,
+  AdaptiveStats,
+  MultistepIntegratorName,
+  MultistepStats,
+  NewtonStats,
+} from './integrators/adaptive-options.ts';
+export type {
+  Simulation,
+  SimulationState,
+  GpuSimulation,
+  ProgressCallback,
+} from './backends/common/simulation-types.ts';
+export { findAdapter, acquireDevice, type AdapterReport } from './backends/webgpu/device.ts';
+export { createSimulation, type SimulationOptions } from './simulation/create-simulation.ts';
 export {
-  WebGpuImplicitSimulation,
-  type WebGpuImplicitOptions,
-  type ImplicitKernelAccess,
-  type SingleKernel,
-  type VectorName,
-} from './webgpu/webgpu-implicit-simulation.ts';
-export {
-  springStates,
-  assembleRhs,
-  systemProduct,
-  diagonalInverse,
-  type SpringStates,
-  type RhsCoefficients,
-  type SystemCoefficients,
-} from './cpu/implicit-passes.ts';
-export { solveLinear, type LinearSolveResult } from './cpu/linear-solver.ts';
-export { measureCopy, measureProduct, productBytes, type Throughput } from './webgpu/bandwidth.ts';
+  createAdaptiveSimulation,
+  type AdaptiveBackendOptions,
+  type AdaptiveSimulation,
+  type TimeProgressCallback,
+} from './simulation/adaptive-simulation.ts';

@@ -6,13 +6,13 @@
  * iterations and non-convergence.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuMultistepSimulation } from '../src/adaptive/multistep.ts';
+import { CpuMultistepSimulation } from '../src/backends/cpu/multistep.ts';
 import {
   MULTISTEP_INTEGRATORS,
   type MultistepIntegratorName,
   type MultistepOptions,
-} from '../src/adaptive/options.ts';
-import { WeftInputError } from '../src/errors.ts';
+} from '../src/integrators/adaptive-options.ts';
+import { WeftInputError } from '../src/core/errors.ts';
 import { OSCILLATOR, oscillatorError, oscillatorModel } from './helpers/adaptive-problems.ts';
 
 const ORDER_TOLERANCE = 0.15;

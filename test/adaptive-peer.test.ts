@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
+import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
 import { buildCloth } from '../src/model/builders.ts';
 import type { Model } from '../src/model/model.ts';
 import { logSlope } from './helpers/adaptive-problems.ts';

@@ -13,12 +13,12 @@
  *   WeftStepSizeError, not a silent wrong answer.
  */
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
-import { errorNorm, type ErrorTolerances } from '../src/adaptive/error-norm.ts';
-import { WeftStepSizeError } from '../src/errors.ts';
+import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
+import { errorNorm, type ErrorTolerances } from '../src/backends/cpu/error-norm.ts';
+import { WeftStepSizeError } from '../src/core/errors.ts';
 import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
-import type { AdaptiveOptions } from '../src/adaptive/options.ts';
-import { WeftInputError } from '../src/errors.ts';
+import type { AdaptiveOptions } from '../src/integrators/adaptive-options.ts';
+import { WeftInputError } from '../src/core/errors.ts';
 import { createModel } from '../src/model/model.ts';
 import {
   logSlope,

@@ -11,10 +11,10 @@
  * matches the closed form, and the step adapts to the scheme's order.
  */
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
-import type { ErrorTolerances } from '../src/adaptive/error-norm.ts';
-import { STEP_DOUBLING_ORDER } from '../src/adaptive/options.ts';
-import { StepDoublingStepper } from '../src/adaptive/step-doubling.ts';
+import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
+import type { ErrorTolerances } from '../src/backends/cpu/error-norm.ts';
+import { STEP_DOUBLING_ORDER } from '../src/integrators/adaptive-options.ts';
+import { StepDoublingStepper } from '../src/backends/cpu/step-doubling.ts';
 import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { logSlope, oscillatorError, oscillatorModel } from './helpers/adaptive-problems.ts';
 

@@ -19,10 +19,10 @@
  *   when Newton diverges at a too-large first step.
  */
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/adaptive/adaptive-simulation.ts';
+import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
 import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
-import { resolveAdaptiveOptions, type AdaptiveStats } from '../src/adaptive/options.ts';
-import { VelocityImplicitEulerStepper } from '../src/adaptive/velocity-implicit-euler.ts';
+import { resolveAdaptiveOptions, type AdaptiveStats } from '../src/integrators/adaptive-options.ts';
+import { VelocityImplicitEulerStepper } from '../src/backends/cpu/velocity-implicit-euler.ts';
 import { buildCloth } from '../src/model/builders.ts';
 import {
   doubleSpringModel,

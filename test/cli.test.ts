@@ -12,7 +12,7 @@ import {
   IMPLICIT_INTEGRATOR_NAMES,
   parseScene,
   type AdaptiveStats,
-} from '../src/index.ts';
+} from '../src/internal.ts';
 
 // Runs the built CLI as a user would (`npm test` builds first).
 const run = promisify(execFile);

@@ -4,7 +4,7 @@
  * Every expected value is computed here from a closed form, not from the code under test.
  */
 import { describe, expect, test } from 'vitest';
-import { CpuSimulation } from '../src/cpu/cpu-simulation.ts';
+import { CpuSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { buildCloth, buildRope } from '../src/model/builders.ts';
 import { energy } from '../src/model/energy.ts';

@@ -23,7 +23,7 @@
  * same recursion with the velocity read as collocated, hence first order from a collocated start.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuSimulation } from '../src/cpu/cpu-simulation.ts';
+import { CpuSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import type { ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { createModel } from '../src/model/model.ts';
 

@@ -1,6 +1,6 @@
 /**
- * The matrix-free linear solvers of the CPU reference (src/cpu/linear-solver.ts) and the passes
- * they use (systemProduct, diagonalInverse in src/cpu/implicit-passes.ts) against a dense float64
+ * The matrix-free linear solvers of the CPU reference (src/backends/cpu/linear-solver.ts) and the passes
+ * they use (systemProduct, diagonalInverse in src/backends/cpu/implicit-passes.ts) against a dense float64
  * reference assembled here, independently, from the spring geometry.
  *
  * Dense reference. For a spring s joining a and b, d = x_b − x_a, l = |d|, n = d/l, the force on a
@@ -25,10 +25,14 @@
  * compared with the solution; it must instead report converged = false (its name says so).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/cpu/cpu-implicit-simulation.ts';
-import { diagonalInverse, springStates, systemProduct } from '../src/cpu/implicit-passes.ts';
-import type { SpringStates, SystemCoefficients } from '../src/cpu/implicit-passes.ts';
-import { solveLinear, type LinearSolveResult, type SolverWorkspace } from '../src/cpu/linear-solver.ts';
+import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-implicit-simulation.ts';
+import { diagonalInverse, springStates, systemProduct } from '../src/backends/cpu/implicit-passes.ts';
+import type { SpringStates, SystemCoefficients } from '../src/backends/cpu/implicit-passes.ts';
+import {
+  solveLinear,
+  type LinearSolveResult,
+  type SolverWorkspace,
+} from '../src/backends/cpu/linear-solver.ts';
 import type { LinearSolverName } from '../src/integrators/implicit-options.ts';
 import { createModel, type Model } from '../src/model/model.ts';
 import { expectClose } from './helpers/expect-close.ts';

@@ -31,7 +31,7 @@
  * simulation order their operations differently, so agreement is to rounding, not bitwise).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuSimulation } from '../src/cpu/cpu-simulation.ts';
+import { CpuSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { createModel } from '../src/model/model.ts';
 

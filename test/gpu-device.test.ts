@@ -6,8 +6,8 @@ import {
   WeftDivergenceError,
   WeftInputError,
 } from '../src/index.ts';
-import { acquireDevice } from '../src/webgpu/device.ts';
-import { checkDeviceFits } from '../src/webgpu/webgpu-simulation.ts';
+import { acquireDevice } from '../src/backends/webgpu/device.ts';
+import { checkDeviceFits } from '../src/backends/webgpu/webgpu-simulation.ts';
 
 // Device ownership, size limits and divergence on the WebGPU path, in Node through Dawn.
 let device: GPUDevice;

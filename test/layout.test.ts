@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { kernels, type KernelName } from '../src/webgpu/kernels.ts';
-import { structBytes } from '../src/webgpu/layout.ts';
+import { kernels, type KernelName } from '../src/backends/webgpu/kernels.ts';
+import { structBytes } from '../src/backends/webgpu/layout.ts';
 
 // Pins the byte layouts that the host writes from reflection. If a WGSL struct changes, this
 // test says what moved; the host code follows the reflection and needs no edit.

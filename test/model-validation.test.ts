@@ -3,8 +3,8 @@
  * structure of what the builders make (spring counts, rest lengths, pins, incidence).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuSimulation, type CpuSimulationOptions } from '../src/cpu/cpu-simulation.ts';
-import { WeftInputError } from '../src/errors.ts';
+import { CpuSimulation, type CpuSimulationOptions } from '../src/backends/cpu/cpu-simulation.ts';
+import { WeftInputError } from '../src/core/errors.ts';
 import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
 import { buildCloth, buildRope, type ClothOptions, type ClothPinPreset } from '../src/model/builders.ts';
 import { createModel, type Model, type ModelDescription } from '../src/model/model.ts';

@@ -1,5 +1,5 @@
 // One Weft case: a family (integrator on a scene) × size × backend, time-boxed from t = 0.
-import { createSimulation, measureCopy, measureProduct } from '../../dist/weft.js';
+import { createSimulation, measureCopy, measureProduct } from '../../dist/weft-internal.js';
 import { BACKENDS, FAMILIES, SCENES, explicitStepBytes, blowUpNote, qualityOf, stepOf } from './protocol.mjs';
 import { timeBoxed } from './timebox.mjs';
 

@@ -3,12 +3,11 @@
  * the floor (effects.wgsl). It writes the simulation's `positions` and `velocities` (and
  * `momenta`, for variational-symplectic-implicit) in place, between two of its steps.
  */
-import type { WebGpuImplicitSimulation, WebGpuSimulation } from '../../src/index.ts';
+import type { GpuSimulation } from '../../src/index.ts';
 import effectsCode from './effects.wgsl?raw';
 import { UniformStruct } from './uniform-layout.ts';
 
 /** The WebGPU simulations, which expose their buffers and encode into a caller's encoder. */
-export type GpuSimulation = WebGpuSimulation | WebGpuImplicitSimulation;
 
 const WORKGROUP = 64;
 
@@ -74,7 +73,7 @@ export class ClothEffects {
     });
     device.queue.writeBuffer(this.particleMass, 0, masses);
     this.hasMomenta = simulation.integrator === 'variational-symplectic-implicit';
-    const momenta = this.hasMomenta && 'momenta' in simulation ? simulation.momenta : null;
+    const momenta = this.hasMomenta ? (simulation.momenta ?? null) : null;
     this.noMomenta = momenta
       ? null
       : device.createBuffer({ label: 'ClothEffects.noMomenta', size: 16, usage: GPUBufferUsage.STORAGE });

@@ -4,27 +4,23 @@
  * control in the panel can also be set from the URL (e.g. `?size=32&integrator=rk4&substeps=40`).
  */
 import {
-  EXPLICIT_INTEGRATOR_NAMES,
-  IMPLICIT_INTEGRATOR_NAMES,
   INTEGRATOR_NAMES,
   INTEGRATORS,
-  WebGpuImplicitSimulation,
-  WebGpuSimulation,
   WeftDivergenceError,
   WeftInputError,
   buildCloth,
   createModel,
   createSimulation,
   energy,
-  type ExplicitIntegratorName,
-  type ImplicitIntegratorName,
+  type FixedStepIntegratorName,
+  type GpuSimulation,
   type Model,
   type SimulationOptions,
   type SimulationState,
   type SolverStats,
 } from '../../src/index.ts';
 import { OrbitCamera } from './camera.ts';
-import { ClothEffects, type EffectSettings, type GpuSimulation } from './effects.ts';
+import { ClothEffects, type EffectSettings } from './effects.ts';
 import { PageStatus, requestDevice } from './page-status.ts';
 import { ClothRenderer, HEALTH } from './renderer.ts';
 
@@ -55,8 +51,14 @@ const MAX_STRETCH = 10;
 type Pins = 'top-corners' | 'top-edge' | 'none';
 
 /** What createSimulation runs on WebGPU with a fixed step: the demo's schemes. */
-type GpuIntegratorName = ExplicitIntegratorName | ImplicitIntegratorName;
-const GPU_INTEGRATOR_NAMES: readonly string[] = [...EXPLICIT_INTEGRATOR_NAMES, ...IMPLICIT_INTEGRATOR_NAMES];
+type GpuIntegratorName = FixedStepIntegratorName;
+const namesOf = (family: string): GpuIntegratorName[] =>
+  INTEGRATOR_NAMES.filter((name) => INTEGRATORS[name].family === family) as GpuIntegratorName[];
+const GPU_INTEGRATOR_NAMES: readonly string[] = [
+  ...namesOf('explicit'),
+  ...namesOf('implicit'),
+  ...namesOf('multistep'),
+];
 
 /** The panel's settings, SI units. */
 interface Settings {
@@ -106,7 +108,7 @@ const controls = element<HTMLFormElement>('controls');
 const input = (id: keyof Settings): HTMLInputElement | HTMLSelectElement => element(id);
 
 function isImplicit(name: GpuIntegratorName): boolean {
-  return (IMPLICIT_INTEGRATOR_NAMES as readonly string[]).includes(name);
+  return INTEGRATORS[name].family === 'implicit';
 }
 
 function readSettings(): Settings {
@@ -202,7 +204,7 @@ function suggestStep(previous: GpuIntegratorName): void {
   input('substeps').value = String(Math.min(1000, Math.max(1, Math.round(FRAME_TIME / dt))));
 }
 
-function simulationOptions(settings: Settings, device: GPUDevice): SimulationOptions {
+function simulationOptions(settings: Settings, device: GPUDevice): SimulationOptions & { backend: 'webgpu' } {
   return {
     backend: 'webgpu',
     device,
@@ -218,12 +220,10 @@ function simulationOptions(settings: Settings, device: GPUDevice): SimulationOpt
 async function main(): Promise<void> {
   // Every integrator Weft has; the adaptive-step and CPU-only ones are listed but not selectable.
   const groups = [
-    ['explicit', EXPLICIT_INTEGRATOR_NAMES],
-    ['implicit', IMPLICIT_INTEGRATOR_NAMES],
-    [
-      'not in this demo: adaptive-step or CPU-only',
-      INTEGRATOR_NAMES.filter((n) => !GPU_INTEGRATOR_NAMES.includes(n)),
-    ],
+    ['explicit', namesOf('explicit')],
+    ['implicit', namesOf('implicit')],
+    ['multistep', namesOf('multistep')],
+    ['not in this demo: adaptive-step', INTEGRATOR_NAMES.filter((n) => !GPU_INTEGRATOR_NAMES.includes(n))],
   ] as const;
   for (const [label, names] of groups) {
     if (names.length === 0) continue;
@@ -309,8 +309,6 @@ async function main(): Promise<void> {
         model = buildModel(next, from);
         sim = await status.scoped(device, 'creating the simulation', async () => {
           const made = await createSimulation(model, simulationOptions(next, device));
-          if (!(made instanceof WebGpuSimulation || made instanceof WebGpuImplicitSimulation))
-            throw new Error('createSimulation returned a CPU simulation');
           return made;
         });
       } catch (error) {
@@ -335,7 +333,7 @@ async function main(): Promise<void> {
           sim,
           model,
           effects: new ClothEffects(sim, renderer.normals!),
-          implicit: sim instanceof WebGpuImplicitSimulation,
+          implicit: isImplicit(sim.integrator),
           reads: Promise.resolve(),
           lastStats: null,
         };
@@ -441,8 +439,8 @@ async function main(): Promise<void> {
       const newton = stats.newtonIterations - (last?.newtonIterations ?? 0);
       current.lastStats = stats;
       if (solves === 0) return;
-      if (!(current.sim instanceof WebGpuImplicitSimulation)) return;
-      const { maxIterations, tolerance } = current.sim.options;
+      if (!current.implicit) return;
+      const { maxIterations, tolerance } = settings;
       solverLine =
         `CG: ${(iterations / solves).toFixed(1)} iterations/solve (cap ${maxIterations}), residual ` +
         `${stats.lastResidual.toExponential(1)} (tolerance ${tolerance}); ${stats.unconvergedSolves} solves stopped at the cap` +

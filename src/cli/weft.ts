@@ -5,20 +5,20 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../errors.ts';
+import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
 import { isImplicit } from '../integrators/implicit-options.ts';
-import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../adaptive/adaptive-simulation.ts';
-import type { AdaptiveIntegratorName, AdaptiveOptions } from '../adaptive/options.ts';
+import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../simulation/adaptive-simulation.ts';
+import type { AdaptiveIntegratorName, AdaptiveOptions } from '../integrators/adaptive-options.ts';
 import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
 import { buildCloth } from '../model/builders.ts';
 import { energy, hamiltonian } from '../model/energy.ts';
 import type { ImplicitOptions, LinearSolverName } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
 import { parseScene } from '../model/scene.ts';
-import { createSimulation, type SimulationOptions } from '../simulation.ts';
-import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { findAdapter } from '../webgpu/device.ts';
+import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';
+import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
+import { findAdapter } from '../backends/webgpu/device.ts';
 import { ProgressBar } from './progress.ts';
 
 const USAGE = `Usage:

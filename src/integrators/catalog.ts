@@ -4,15 +4,31 @@ import { IMPLICIT_INTEGRATORS } from './implicit-options.ts';
 import { EXPLICIT_INTEGRATORS } from './schemes.ts';
 
 /**
+ * How an integrator steps: `explicit` (one-step, force evaluations only), `implicit` (linear
+ * solves, Newton), `multistep` (a history of derivatives; predictor–correctors), `adaptive`
+ * (error-controlled steps: `advanceTo`).
+ */
+export type IntegratorFamily = 'explicit' | 'implicit' | 'multistep' | 'adaptive';
+
+function family<F extends IntegratorFamily, R extends Record<string, object>>(
+  name: F,
+  records: R,
+): { [K in keyof R]: R[K] & { readonly family: F } } {
+  return Object.fromEntries(
+    Object.entries(records).map(([key, record]) => [key, { ...record, family: name }]),
+  ) as { [K in keyof R]: R[K] & { readonly family: F } };
+}
+
+/**
  * Every integrator Weft offers, with its order and a summary (README.md lists them). The
  * adaptive ones (rk45, step-doubling, velocity-implicit-euler) integrate to a time with an
  * error-controlled step: createAdaptiveSimulation(), CLI `--t-end`.
  */
 export const INTEGRATORS = {
-  ...EXPLICIT_INTEGRATORS,
-  ...IMPLICIT_INTEGRATORS,
-  ...MULTISTEP_INTEGRATORS,
-  ...ADAPTIVE_INTEGRATORS,
+  ...family('explicit', EXPLICIT_INTEGRATORS),
+  ...family('implicit', IMPLICIT_INTEGRATORS),
+  ...family('multistep', MULTISTEP_INTEGRATORS),
+  ...family('adaptive', ADAPTIVE_INTEGRATORS),
 };
 export type IntegratorName = keyof typeof INTEGRATORS;
 export const INTEGRATOR_NAMES = Object.keys(INTEGRATORS) as IntegratorName[];

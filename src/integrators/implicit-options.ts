@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../core/errors.ts';
 
 /** The implicit integrators (spec/sofa-ode-solvers.md, spec/caribou-backward-euler.md, spec/README.md errata). */
 export const IMPLICIT_INTEGRATORS = {

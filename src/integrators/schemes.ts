@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../core/errors.ts';
 import { RUNGE_KUTTA_TABLEAUX, type ButcherTableau, type TableauName } from './tableaux.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../core/errors.ts';
 import { createModel, type Model } from './model.ts';
 
 /** Named pin presets for a cloth. "Top" is the last row (j = ny − 1). */

@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../core/errors.ts';
 import { buildIncidence, type Incidence } from './incidence.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
 import { createModel, type Model } from './model.ts';
 

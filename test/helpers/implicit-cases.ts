@@ -16,10 +16,10 @@ import {
   systemProduct,
   type SpringStates,
   type SystemCoefficients,
-} from '../../src/cpu/implicit-passes.ts';
-import { CpuImplicitSimulation } from '../../src/cpu/cpu-implicit-simulation.ts';
-import { solveLinear, type SolverWorkspace } from '../../src/cpu/linear-solver.ts';
-import type { RealArray } from '../../src/cpu/passes.ts';
+} from '../../src/backends/cpu/implicit-passes.ts';
+import { CpuImplicitSimulation } from '../../src/backends/cpu/cpu-implicit-simulation.ts';
+import { solveLinear, type SolverWorkspace } from '../../src/backends/cpu/linear-solver.ts';
+import type { RealArray } from '../../src/backends/cpu/passes.ts';
 import {
   IMPLICIT_INTEGRATOR_NAMES,
   resolveImplicitOptions,
@@ -36,7 +36,7 @@ import {
   systemCoefficients,
   WebGpuImplicitSimulation,
   type WebGpuImplicitOptions,
-} from '../../src/webgpu/webgpu-implicit-simulation.ts';
+} from '../../src/backends/webgpu/webgpu-implicit-simulation.ts';
 import { buildScene, withErrorScopes } from './gpu-cases.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -3,9 +3,10 @@
  * GPU-vs-CPU comparison points at one kernel. Vectors are xyz interleaved (3 per particle);
  * `Real` arrays are Float64Array, or Float32Array to reproduce the GPU's storage precision.
  */
-import type { Model } from '../model/model.ts';
+import type { Model } from '../../model/model.ts';
+import type { RealArray } from '../common/stepper.ts';
 
-export type RealArray = Float64Array | Float32Array;
+export type { RealArray };
 
 /**
  * shaders/spring-forces.wgsl. Force on the first endpoint a of each spring (b receives −f):

@@ -2,31 +2,10 @@
  * Step-size control shared by the adaptive integrators (Hairer, Nørsett & Wanner I, §II.4).
  */
 import type { Model } from '../model/model.ts';
-import type { RealArray } from '../cpu/passes.ts';
-import { errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
-
-/** One attempted step from the current state. */
-export type AttemptOutcome =
-  /** The candidate is computed; `error` is its tolerance-scaled error norm (≤ 1: accurate). */
-  | { kind: 'estimated'; error: number }
-  /** velocity-implicit-euler: Newton failed in every trial; no candidate. */
-  | { kind: 'newton-failed' };
-
-/** What {@link AdaptiveSimulation} drives: compute a candidate for a step h, then accept it or not. */
-export interface AdaptiveStepper {
-  /** q: the error estimate is O(h^q), so the controller uses the exponent 1/q. */
-  readonly estimateOrder: number;
-  /** The accepted state (read-only to callers; swapped, not copied, on accept). */
-  readonly current: StatePair;
-  /** e of the last attempt, the vector whose norm it returned (positions m, velocities m/s). */
-  readonly errorVector: StatePair;
-  /** Evaluations of a(x, v) so far. */
-  readonly derivativeEvaluations: number;
-  /** Computes the candidate of a step h from `current`. */
-  attempt(h: number): AttemptOutcome;
-  /** Makes the last candidate the current state. */
-  accept(): void;
-}
+import type { RealArray } from '../backends/cpu/passes.ts';
+import { errorNorm } from '../backends/cpu/error-norm.ts';
+import type { StatePair } from '../backends/common/stepper.ts';
+import type { ErrorTolerances } from '../integrators/adaptive-options.ts';
 
 export interface ControllerOptions {
   safetyFactor: number;

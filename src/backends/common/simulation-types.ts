@@ -1,6 +1,6 @@
-import type { FixedStepIntegratorName } from './integrators/catalog.ts';
-import type { Model } from './model/model.ts';
-import type { SolverStats } from './integrators/implicit-options.ts';
+import type { FixedStepIntegratorName } from '../../integrators/catalog.ts';
+import type { Model } from '../../model/model.ts';
+import type { SolverStats } from '../../integrators/implicit-options.ts';
 
 /** A state read back from a simulation; float64 copies, xyz interleaved. */
 export interface SimulationState {
@@ -61,6 +61,8 @@ export interface GpuSimulation extends Simulation {
   readonly positions: GPUBuffer;
   /** vec4<f32> per particle (xyz m/s). */
   readonly velocities: GPUBuffer;
+  /** variational-symplectic-implicit: its momentum p, vec4<f32> per particle (xyz kg·m/s). */
+  readonly momenta?: GPUBuffer;
   /** Encodes `steps` steps into the caller's encoder (to interleave passes of one's own). */
   encode(encoder: GPUCommandEncoder, steps: number): void;
 }

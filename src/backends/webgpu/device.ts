@@ -4,7 +4,7 @@
  * other adapter answers.
  */
 
-import { WebGpuUnavailableError } from '../errors.ts';
+import { WebGpuUnavailableError } from '../../core/errors.ts';
 import type * as NodeFs from 'node:fs';
 import type * as NodeOs from 'node:os';
 import type * as NodePath from 'node:path';

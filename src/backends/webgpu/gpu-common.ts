@@ -1,5 +1,5 @@
 /** What both WebGPU simulations share: pipelines cached per device, binding by WGSL name, uploads. */
-import type { Model } from '../model/model.ts';
+import type { Model } from '../../model/model.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { writeStruct, type KernelLayout } from './layout.ts';
 

@@ -1,4 +1,4 @@
-import { WeftDivergenceError, WeftInputError } from './errors.ts';
+import { WeftDivergenceError, WeftInputError } from '../../core/errors.ts';
 import type { SimulationState } from './simulation-types.ts';
 
 /** Throws {@link WeftDivergenceError} naming the first particle with a NaN/Inf coordinate. */

@@ -1,7 +1,7 @@
 /**
  * Step doubling ("Automatic step-size", spec/ode-lecture-mass-spring-cloth.md) for any of the
  * seven explicit integrators, through the very passes CpuSimulation runs (planStep,
- * rungeKuttaStage, symplecticUpdate of src/cpu/passes.ts), so a GPU port reuses their kernels.
+ * rungeKuttaStage, symplecticUpdate of src/backends/cpu/passes.ts), so a GPU port reuses their kernels.
  *
  * One step h gives y₁, two steps h/2 give y½. For a scheme of order p (as a one-step map,
  * {@link STEP_DOUBLING_ORDER}) the local errors are C h^(p+1) and 2 C (h/2)^(p+1), so
@@ -14,16 +14,16 @@
  * Cost per attempt: the evaluation at y_n is shared by the full and the first half step, so an
  * s-stage scheme costs 3s − 1 evaluations (Euler 2, Heun 5, RK4 11).
  */
-import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
-import { rungeKuttaStage, symplecticUpdate, type RealArray, type RungeKuttaBuffers } from '../cpu/passes.ts';
+import { rungeKuttaStages } from './cpu-simulation.ts';
+import { rungeKuttaStage, symplecticUpdate, type RealArray, type RungeKuttaBuffers } from './passes.ts';
 import {
   planStep,
   STEP_DOUBLING_ORDER,
   type ExplicitIntegratorName,
   type StepPlan,
-} from '../integrators/schemes.ts';
-import type { Model } from '../model/model.ts';
-import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
+} from '../../integrators/schemes.ts';
+import type { Model } from '../../model/model.ts';
+import type { AdaptiveStepper, AttemptOutcome } from '../common/stepper.ts';
 import { differenceNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 import { derivative } from './stage-passes.ts';
 

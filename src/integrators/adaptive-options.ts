@@ -3,23 +3,33 @@
  * velocity-implicit Euler) and of the fixed-step multistep and predictor–corrector integrators.
  * Every option has a default; units are SI. A bad option is a {@link WeftInputError} naming it.
  */
-import { WeftInputError } from '../errors.ts';
-import { EXPLICIT_INTEGRATORS, type ExplicitIntegratorName } from '../integrators/schemes.ts';
-import { ADAPTIVE_INTEGRATOR_NAMES, type AdaptiveIntegratorName } from '../integrators/adaptive.ts';
-import type { MultistepIntegratorName } from '../integrators/multistep.ts';
+import { WeftInputError } from '../core/errors.ts';
+import { EXPLICIT_INTEGRATORS, type ExplicitIntegratorName } from './schemes.ts';
+import { ADAPTIVE_INTEGRATOR_NAMES, type AdaptiveIntegratorName } from './adaptive.ts';
+import type { MultistepIntegratorName } from './multistep.ts';
 
-export {
-  ADAPTIVE_INTEGRATORS,
-  ADAPTIVE_INTEGRATOR_NAMES,
-  type AdaptiveIntegratorName,
-} from '../integrators/adaptive.ts';
+export { ADAPTIVE_INTEGRATORS, ADAPTIVE_INTEGRATOR_NAMES, type AdaptiveIntegratorName } from './adaptive.ts';
 export {
   MULTISTEP_INTEGRATORS,
   MULTISTEP_INTEGRATOR_NAMES,
   type MultistepIntegratorName,
-} from '../integrators/multistep.ts';
-export { STEP_DOUBLING_ORDER } from '../integrators/schemes.ts';
-import type { ErrorTolerances } from './error-norm.ts';
+} from './multistep.ts';
+export { STEP_DOUBLING_ORDER } from './schemes.ts';
+
+/** Tolerances of the error norm (src/backends/cpu/error-norm.ts, shaders/error-norm.wgsl). */
+export interface ErrorTolerances {
+  /** r, relative tolerance. */
+  relative: number;
+  /** a for positions, m. */
+  absolutePosition: number;
+  /** a for velocities, m/s. */
+  absoluteVelocity: number;
+  /** w for position components. */
+  positionWeight: number;
+  /** w for velocity components. */
+  velocityWeight: number;
+  norm: 'rms' | 'max';
+}
 
 /** Options of {@link AdaptiveSimulation}. */
 export interface AdaptiveOptions {

@@ -5,12 +5,13 @@
  */
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { EXPLICIT_INTEGRATOR_NAMES, tableauOf } from '../integrators/schemes.ts';
-import type { RealArray } from '../cpu/passes.ts';
+import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
-import type { SimulationState } from '../simulation-types.ts';
-import { requireFiniteState } from '../state-check.ts';
-import { WeftInputError, WeftStepSizeError } from '../errors.ts';
-import { startingStep, stepFactor, type AdaptiveStepper } from './controller.ts';
+import type { SimulationState } from '../backends/common/simulation-types.ts';
+import { requireFiniteState } from '../backends/common/state-check.ts';
+import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
+import { startingStep, stepFactor } from './controller.ts';
+import type { AdaptiveStepper } from '../backends/common/stepper.ts';
 import {
   emptyNewtonStats,
   resolveAdaptiveOptions,
@@ -19,18 +20,18 @@ import {
   type AdaptiveStats,
   type NewtonStats,
   type ResolvedAdaptiveOptions,
-} from './options.ts';
-import { CashKarpStepper } from './rk45.ts';
-import { StepDoublingStepper } from './step-doubling.ts';
-import { derivative } from './stage-passes.ts';
-import { VelocityImplicitEulerStepper } from './velocity-implicit-euler.ts';
-import { acquireDevice } from '../webgpu/device.ts';
+} from '../integrators/adaptive-options.ts';
+import { CashKarpStepper } from '../backends/cpu/rk45.ts';
+import { StepDoublingStepper } from '../backends/cpu/step-doubling.ts';
+import { derivative } from '../backends/cpu/stage-passes.ts';
+import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
+import { acquireDevice } from '../backends/webgpu/device.ts';
 import {
   WebGpuCashKarpStepper,
   WebGpuStepDoublingStepper,
   WebGpuVelocityImplicitStepper,
   type GpuAdaptiveStepper,
-} from '../webgpu/webgpu-adaptive-stepper.ts';
+} from '../backends/webgpu/webgpu-adaptive-stepper.ts';
 
 /** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
 export interface AdaptiveBackendOptions {

@@ -1,37 +1,25 @@
 /**
  * The adaptive explicit steppers on WebGPU — Cash–Karp RK45 and step doubling of the Runge–Kutta
- * schemes — as the same passes as their CPU mirrors (src/adaptive/rk45.ts, step-doubling.ts,
+ * schemes — as the same passes as their CPU mirrors (src/backends/cpu/rk45.ts, step-doubling.ts,
  * stage-passes.ts, error-norm.ts): a(x, v) by the spring and gather kernels, stage states and
  * solutions by one stage-combination kernel, and the error norm by one reduction kernel whose
  * per-workgroup partials are read back once per attempted step (the controller needs the number).
  */
-import { WeftInputError } from '../errors.ts';
-import type { AttemptOutcome } from '../adaptive/controller.ts';
-import type { ErrorTolerances } from '../adaptive/error-norm.ts';
-import { emptyNewtonStats, type NewtonStats } from '../adaptive/options.ts';
-import { RUNGE_KUTTA_TABLEAUX, type ButcherTableau } from '../integrators/tableaux.ts';
-import { STEP_DOUBLING_ORDER, tableauOf, type ExplicitIntegratorName } from '../integrators/schemes.ts';
-import type { LinearSolverName } from '../integrators/implicit-options.ts';
+import { WeftInputError } from '../../core/errors.ts';
+import type { AttemptOutcome, GpuAdaptiveStepper } from '../common/stepper.ts';
+
+export type { GpuAdaptiveStepper };
+import type { ErrorTolerances } from '../cpu/error-norm.ts';
+import { emptyNewtonStats, type NewtonStats } from '../../integrators/adaptive-options.ts';
+import { RUNGE_KUTTA_TABLEAUX, type ButcherTableau } from '../../integrators/tableaux.ts';
+import { STEP_DOUBLING_ORDER, tableauOf, type ExplicitIntegratorName } from '../../integrators/schemes.ts';
+import type { LinearSolverName } from '../../integrators/implicit-options.ts';
 import { WebGpuImplicitSimulation } from './webgpu-implicit-simulation.ts';
-import type { Model } from '../model/model.ts';
+import type { Model } from '../../model/model.ts';
 import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
 import { checkDeviceFits } from './webgpu-simulation.ts';
-
-/** What an adaptive driver needs from a GPU stepper. */
-export interface GpuAdaptiveStepper {
-  /** q: the error estimate is O(h^q). */
-  readonly estimateOrder: number;
-  readonly derivativeEvaluations: number;
-  /** vec4<f32> positions of the accepted state; STORAGE | VERTEX. */
-  readonly positions: GPUBuffer;
-  attempt(h: number): Promise<AttemptOutcome>;
-  accept(): void;
-  /** The accepted state, xyz float64. */
-  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }>;
-  destroy(): void;
-}
 
 interface Pair {
   positions: GPUBuffer;
@@ -447,7 +435,7 @@ abstract class CoreStepper implements GpuAdaptiveStepper {
   }
 }
 
-/** Cash–Karp RK45 on the GPU (CPU mirror: src/adaptive/rk45.ts CashKarpStepper). */
+/** Cash–Karp RK45 on the GPU (CPU mirror: src/backends/cpu/rk45.ts CashKarpStepper). */
 export class WebGpuCashKarpStepper extends CoreStepper {
   readonly estimateOrder = 5;
   private readonly candidate: Pair;
@@ -481,7 +469,7 @@ export class WebGpuCashKarpStepper extends CoreStepper {
 }
 
 /**
- * Step doubling of a Runge–Kutta scheme on the GPU (CPU mirror: src/adaptive/step-doubling.ts):
+ * Step doubling of a Runge–Kutta scheme on the GPU (CPU mirror: src/backends/cpu/step-doubling.ts):
  * y₁ from one step h, y½ from two steps h/2, error norm of y₁ − y½, y½ (or its Richardson
  * extrapolation) propagated. The symplectic schemes are doubled on the CPU only.
  */

@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../../core/errors.ts';
 import { accelerations as cpuAccelerations, springForces as cpuSpringForces } from '../cpu/passes.ts';
 import type { RhsCoefficients } from '../cpu/implicit-passes.ts';
 import {
@@ -7,10 +7,10 @@ import {
   type ImplicitOptions,
   type ResolvedImplicitOptions,
   type SolverStats,
-} from '../integrators/implicit-options.ts';
-import type { Model } from '../model/model.ts';
-import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../state-check.ts';
+} from '../../integrators/implicit-options.ts';
+import type { Model } from '../../model/model.ts';
+import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
+import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
 import { acquireDevice } from './device.ts';
 import {
   bindByName,

@@ -5,8 +5,8 @@
  * and Newton runs on v₊ alone: with the residual (eq. 9, multiplied by M)
  *   R(v₊) = v₊ − v − h a(x + h v₊, v₊),
  *   ∂R/∂v₊ = I − h M⁻¹(−h K − B) + h r_m I,   i.e.  ((1 + h r_m) M + h B + h² K) Δv = −M R,
- * solved matrix-free by the existing PCG (src/cpu/linear-solver.ts) over the spring Jacobian
- * blocks of src/cpu/implicit-passes.ts (K = −∂f/∂x, B = −∂f/∂v, as the implicit integrators use).
+ * solved matrix-free by the existing PCG (src/backends/cpu/linear-solver.ts) over the spring Jacobian
+ * blocks of src/backends/cpu/implicit-passes.ts (K = −∂f/∂x, B = −∂f/∂v, as the implicit integrators use).
  *
  * Error estimate: one step h first (it is the likeliest to fail, and its Jacobian is reused by
  * the others), then two steps h/2; the half steps are propagated and e = x̄ⁿ⁺¹ − x̃ⁿ⁺¹ is the
@@ -25,13 +25,17 @@
  * Without reuse every solve evaluates a fresh Jacobian and has one trial. "Full Newton"
  * re-evaluates the Jacobian and re-forms the matrix at every iteration (one trial).
  */
-import { solveLinear, type SolverWorkspace } from '../cpu/linear-solver.ts';
-import { springStates, type SpringStates } from '../cpu/implicit-passes.ts';
-import type { RealArray } from '../cpu/passes.ts';
-import type { Model } from '../model/model.ts';
-import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
+import { solveLinear, type SolverWorkspace } from './linear-solver.ts';
+import { springStates, type SpringStates } from './implicit-passes.ts';
+import type { RealArray } from './passes.ts';
+import type { Model } from '../../model/model.ts';
+import type { AdaptiveStepper, AttemptOutcome } from '../common/stepper.ts';
 import { differenceNorm, errorNorm, type StatePair } from './error-norm.ts';
-import { emptyNewtonStats, type NewtonStats, type ResolvedAdaptiveOptions } from './options.ts';
+import {
+  emptyNewtonStats,
+  type NewtonStats,
+  type ResolvedAdaptiveOptions,
+} from '../../integrators/adaptive-options.ts';
 import { derivative } from './stage-passes.ts';
 
 export type VelocityImplicitEulerOptions = Pick<

@@ -1,4 +1,4 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../../core/errors.ts';
 import {
   emptyStats,
   resolveImplicitOptions,
@@ -6,10 +6,10 @@ import {
   type ImplicitOptions,
   type ResolvedImplicitOptions,
   type SolverStats,
-} from '../integrators/implicit-options.ts';
-import type { Model } from '../model/model.ts';
-import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
+} from '../../integrators/implicit-options.ts';
+import type { Model } from '../../model/model.ts';
+import type { Simulation, SimulationState } from '../common/simulation-types.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
 import {
   assembleRhs,
   dot,

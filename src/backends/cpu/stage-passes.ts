@@ -2,7 +2,7 @@
  * The passes every adaptive and multistep scheme is built from, each one GPU kernel:
  *
  * - {@link derivative}: F(y) = (v, a(x, v)) — the existing spring-force and gather passes
- *   (src/cpu/passes.ts, shaders/spring-forces.wgsl + accelerations.wgsl); the position part of F
+ *   (src/backends/cpu/passes.ts, shaders/spring-forces.wgsl + accelerations.wgsl); the position part of F
  *   is the velocity itself, so only a is computed and stored.
  * - {@link stageCombination}: y_out = y_base + h Σ_j c_j F_j over up to six stored derivatives,
  *   for the x and v halves at once. Runge–Kutta stage states, embedded solutions, error vectors,
@@ -12,8 +12,8 @@
  * Vectors are xyz interleaved, [3n]. Fixed particles have v = 0 and a = 0, so every combination
  * leaves them where they are.
  */
-import type { Model } from '../model/model.ts';
-import { accelerations, springForces, type RealArray } from '../cpu/passes.ts';
+import type { Model } from '../../model/model.ts';
+import { accelerations, springForces, type RealArray } from './passes.ts';
 
 /** a(x, v) into `out` (spring pass, then gather pass with gravity and −r_m v). */
 export function derivative(

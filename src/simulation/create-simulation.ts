@@ -1,20 +1,20 @@
-import { CpuImplicitSimulation } from './cpu/cpu-implicit-simulation.ts';
-import { CpuSimulation } from './cpu/cpu-simulation.ts';
-import { WeftInputError } from './errors.ts';
-import { CpuMultistepSimulation } from './adaptive/multistep.ts';
+import { CpuImplicitSimulation } from '../backends/cpu/cpu-implicit-simulation.ts';
+import { CpuSimulation } from '../backends/cpu/cpu-simulation.ts';
+import { WeftInputError } from '../core/errors.ts';
+import { CpuMultistepSimulation } from '../backends/cpu/multistep.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
   isAdaptive,
   isMultistep,
   type FixedStepIntegratorName,
-} from './integrators/catalog.ts';
-import { isImplicit, type ImplicitOptions } from './integrators/implicit-options.ts';
-import type { Model } from './model/model.ts';
-import type { GpuSimulation, Simulation } from './simulation-types.ts';
-import { WebGpuImplicitSimulation } from './webgpu/webgpu-implicit-simulation.ts';
-import { WebGpuSimulation } from './webgpu/webgpu-simulation.ts';
-import { WebGpuMultistepSimulation } from './webgpu/webgpu-multistep-simulation.ts';
+} from '../integrators/catalog.ts';
+import { isImplicit, type ImplicitOptions } from '../integrators/implicit-options.ts';
+import type { Model } from '../model/model.ts';
+import type { GpuSimulation, Simulation } from '../backends/common/simulation-types.ts';
+import { WebGpuImplicitSimulation } from '../backends/webgpu/webgpu-implicit-simulation.ts';
+import { WebGpuSimulation } from '../backends/webgpu/webgpu-simulation.ts';
+import { WebGpuMultistepSimulation } from '../backends/webgpu/webgpu-multistep-simulation.ts';
 
 /** Options of {@link createSimulation}. Units are SI; each has a default unless marked required. */
 export interface SimulationOptions extends ImplicitOptions {

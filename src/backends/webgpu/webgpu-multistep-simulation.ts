@@ -1,20 +1,20 @@
 /**
  * Adams–Bashforth 2/3 and the Adams–Moulton PECE predictor–corrector on WebGPU, the passes of
- * src/adaptive/multistep.ts (CPU mirror): the spring and gather kernels for F = (v, a(x, v)), and
+ * src/backends/cpu/multistep.ts (CPU mirror): the spring and gather kernels for F = (v, a(x, v)), and
  * the stage-combination kernel y₊ = y + h Σ β_j F_{n−j} over a ring of stored derivatives. The RK4
  * starter is the same combination kernel with the RK4 tableau. No readback: a step is a fixed list
  * of passes. The fixed-point predictor–correctors (heun-implicit, implicit-euler-pc) and iterated
  * Adams–Moulton (maxCorrectorIterations > 1) need a convergence check per iteration and run on the
  * CPU only.
  */
-import { WeftInputError } from '../errors.ts';
-import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../integrators/multistep.ts';
-import { RUNGE_KUTTA_TABLEAUX } from '../integrators/tableaux.ts';
-import type { MultistepIntegratorName, MultistepOptions } from '../adaptive/options.ts';
-import type { Model } from '../model/model.ts';
-import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
-import { advanceInChunks, requireFiniteState, requireStepCount } from '../state-check.ts';
-import type { SolverStats } from '../integrators/implicit-options.ts';
+import { WeftInputError } from '../../core/errors.ts';
+import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../../integrators/multistep.ts';
+import { RUNGE_KUTTA_TABLEAUX } from '../../integrators/tableaux.ts';
+import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
+import type { Model } from '../../model/model.ts';
+import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
+import { advanceInChunks, requireFiniteState, requireStepCount } from '../common/state-check.ts';
+import type { SolverStats } from '../../integrators/implicit-options.ts';
 import { acquireDevice } from './device.ts';
 import { GpuStepperCore, placeWeights } from './webgpu-adaptive-stepper.ts';
 

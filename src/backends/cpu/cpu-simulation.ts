@@ -3,11 +3,11 @@ import {
   validateIntegrationOptions,
   type IntegrationOptions,
   type StepPlan,
-} from '../integrators/schemes.ts';
-import type { Model } from '../model/model.ts';
-import type { Simulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
-import { WeftInputError } from '../errors.ts';
+} from '../../integrators/schemes.ts';
+import type { Model } from '../../model/model.ts';
+import type { Simulation, SimulationState } from '../common/simulation-types.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
+import { WeftInputError } from '../../core/errors.ts';
 import {
   accelerations,
   rungeKuttaStage,

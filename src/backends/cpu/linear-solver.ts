@@ -2,8 +2,8 @@
  * Matrix-free linear solvers of the CPU reference, the same iterations as
  * shaders/linear-solver.wgsl: filtered (fixed particles projected out), zero initial guess.
  */
-import type { Model } from '../model/model.ts';
-import type { ResolvedImplicitOptions } from '../integrators/implicit-options.ts';
+import type { Model } from '../../model/model.ts';
+import type { ResolvedImplicitOptions } from '../../integrators/implicit-options.ts';
 import {
   applyPreconditioner,
   diagonalInverse,

@@ -1,14 +1,14 @@
-import { WeftInputError } from '../errors.ts';
+import { WeftInputError } from '../../core/errors.ts';
 import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
 import {
   planStep,
   validateIntegrationOptions,
   type IntegrationOptions,
   type StepPlan,
-} from '../integrators/schemes.ts';
-import type { Model } from '../model/model.ts';
-import type { GpuSimulation, SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../state-check.ts';
+} from '../../integrators/schemes.ts';
+import type { Model } from '../../model/model.ts';
+import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
+import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
 import { acquireDevice } from './device.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
@@ -90,7 +90,7 @@ export function checkDeviceFits(
 }
 
 /**
- * The WebGPU path: the passes of src/cpu/passes.ts as WGSL kernels, every step of a `step(n)`
+ * The WebGPU path: the passes of src/backends/cpu/passes.ts as WGSL kernels, every step of a `step(n)`
  * encoded into one compute pass per submission, no readback until {@link readState}.
  *
  * `positions` is a `STORAGE | VERTEX` buffer of vec4<f32> (w = 1): a render pipeline can draw

@@ -4,15 +4,15 @@
  * Each step is the stage-combination pass of stage-passes.ts with Adams coefficients over a short
  * history of stored derivatives, plus one force evaluation (two or more with a corrector).
  */
-import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
-import { rungeKuttaStage, type RealArray, type RungeKuttaBuffers } from '../cpu/passes.ts';
-import { WeftInputError } from '../errors.ts';
-import type { SolverStats } from '../integrators/implicit-options.ts';
-import { planStep } from '../integrators/schemes.ts';
-import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../integrators/multistep.ts';
-import type { Model } from '../model/model.ts';
-import type { SimulationState } from '../simulation-types.ts';
-import { requireFiniteState, advanceInChunks, requireStepCount } from '../state-check.ts';
+import { rungeKuttaStages } from './cpu-simulation.ts';
+import { rungeKuttaStage, type RealArray, type RungeKuttaBuffers } from './passes.ts';
+import { WeftInputError } from '../../core/errors.ts';
+import type { SolverStats } from '../../integrators/implicit-options.ts';
+import { planStep } from '../../integrators/schemes.ts';
+import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../../integrators/multistep.ts';
+import type { Model } from '../../model/model.ts';
+import type { SimulationState } from '../common/simulation-types.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
 import { errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 import {
   MULTISTEP_INTEGRATOR_NAMES,
@@ -20,7 +20,7 @@ import {
   type MultistepIntegratorName,
   type MultistepOptions,
   type MultistepStats,
-} from './options.ts';
+} from '../../integrators/adaptive-options.ts';
 import { derivative, stageCombination } from './stage-passes.ts';
 
 const { bashforth2: AB2, bashforth3: AB3, moulton3: AM3 } = ADAMS_WEIGHTS;

@@ -10,28 +10,11 @@
  * tolerance a_i (m, m/s) and weight w_i (Drake's generalized state weights). Fixed particles never
  * move and are left out of the sum and of N = 6 × (free particles).
  */
-import type { Model } from '../model/model.ts';
-import type { RealArray } from '../cpu/passes.ts';
+import type { Model } from '../../model/model.ts';
+import type { StatePair } from '../common/stepper.ts';
+import type { ErrorTolerances } from '../../integrators/adaptive-options.ts';
 
-export interface ErrorTolerances {
-  /** r, relative tolerance. */
-  relative: number;
-  /** a for positions, m. */
-  absolutePosition: number;
-  /** a for velocities, m/s. */
-  absoluteVelocity: number;
-  /** w for position components. */
-  positionWeight: number;
-  /** w for velocity components. */
-  velocityWeight: number;
-  norm: 'rms' | 'max';
-}
-
-/** State vectors of one side of the norm. */
-export interface StatePair {
-  positions: RealArray;
-  velocities: RealArray;
-}
+export type { ErrorTolerances, StatePair };
 
 /**
  * The tolerance-scaled norm of the difference `error` (positions and velocities) relative to the

@@ -8,10 +8,10 @@
  * error estimate e = y⁵ − y⁴ = h Σ (b⁵_j − b⁴_j) k_j, which is O(h⁵) (the local error of y⁴), so
  * the controller uses the exponent 1/5.
  */
-import type { Model } from '../model/model.ts';
-import { RUNGE_KUTTA_TABLEAUX } from '../integrators/tableaux.ts';
-import type { RealArray } from '../cpu/passes.ts';
-import type { AdaptiveStepper, AttemptOutcome } from './controller.ts';
+import type { Model } from '../../model/model.ts';
+import { RUNGE_KUTTA_TABLEAUX } from '../../integrators/tableaux.ts';
+import type { RealArray } from './passes.ts';
+import type { AdaptiveStepper, AttemptOutcome } from '../common/stepper.ts';
 import { errorNorm, type ErrorTolerances, type StatePair } from './error-norm.ts';
 import { derivative, stageCombination } from './stage-passes.ts';
 

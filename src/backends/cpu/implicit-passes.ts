@@ -9,7 +9,7 @@
  * and (K u)_a = Σ_s J_s (u_a − u_b), likewise for B. The damping force's dependence on x is
  * neglected, as is usual (Baraff & Witkin 1998).
  */
-import type { Model } from '../model/model.ts';
+import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
 
 /** Per-spring state at one evaluation point. */

@@ -3,7 +3,7 @@
  * matrix-free product of the implicit solvers is stated as bytes it must move per second and as
  * a fraction of that reference (GPU-NOTES.md: never absolute times alone).
  */
-import type { Model } from '../model/model.ts';
+import type { Model } from '../../model/model.ts';
 import { bindByName, dispatchSize, pipeline } from './gpu-common.ts';
 import { kernels } from './kernels.ts';
 import { structBytes } from './layout.ts';

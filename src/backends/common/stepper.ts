@@ -1,0 +1,50 @@
+/**
+ * The vectors and stepper contracts every backend shares: what the adaptive driver
+ * (src/simulation/adaptive-simulation.ts) asks of a CPU or GPU stepper.
+ */
+
+/** Particle vectors, xyz interleaved ([3n]): float64, or float32 to store as the GPU does. */
+export type RealArray = Float64Array | Float32Array;
+
+/** A state: positions (m) and velocities (m/s), [3n] each. */
+export interface StatePair {
+  positions: RealArray;
+  velocities: RealArray;
+}
+
+/** One attempted step from the current state. */
+export type AttemptOutcome =
+  /** The candidate is computed; `error` is its tolerance-scaled error norm (≤ 1: accurate). */
+  | { kind: 'estimated'; error: number }
+  /** velocity-implicit-euler: Newton failed in every trial; no candidate. */
+  | { kind: 'newton-failed' };
+
+/** What {@link AdaptiveSimulation} drives: compute a candidate for a step h, then accept it or not. */
+export interface AdaptiveStepper {
+  /** q: the error estimate is O(h^q), so the controller uses the exponent 1/q. */
+  readonly estimateOrder: number;
+  /** The accepted state (read-only to callers; swapped, not copied, on accept). */
+  readonly current: StatePair;
+  /** e of the last attempt, the vector whose norm it returned (positions m, velocities m/s). */
+  readonly errorVector: StatePair;
+  /** Evaluations of a(x, v) so far. */
+  readonly derivativeEvaluations: number;
+  /** Computes the candidate of a step h from `current`. */
+  attempt(h: number): AttemptOutcome;
+  /** Makes the last candidate the current state. */
+  accept(): void;
+}
+
+/** What an adaptive driver needs from a GPU stepper (its steps are asynchronous). */
+export interface GpuAdaptiveStepper {
+  /** q: the error estimate is O(h^q). */
+  readonly estimateOrder: number;
+  readonly derivativeEvaluations: number;
+  /** vec4<f32> positions of the accepted state; STORAGE | VERTEX. */
+  readonly positions: GPUBuffer;
+  attempt(h: number): Promise<AttemptOutcome>;
+  accept(): void;
+  /** The accepted state, xyz float64. */
+  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }>;
+  destroy(): void;
+}

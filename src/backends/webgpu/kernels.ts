@@ -1,0 +1,63 @@
+/** The WGSL kernels, loaded as text (Vite `?raw`), with their shared files prepended, reflected once. */
+import common from '../../../shaders/common.wgsl?raw';
+import implicitCommon from '../../../shaders/implicit-common.wgsl?raw';
+import springForces from '../../../shaders/spring-forces.wgsl?raw';
+import accelerations from '../../../shaders/accelerations.wgsl?raw';
+import rungeKuttaStage from '../../../shaders/runge-kutta-stage.wgsl?raw';
+import symplecticUpdate from '../../../shaders/symplectic-update.wgsl?raw';
+import springJacobians from '../../../shaders/spring-jacobians.wgsl?raw';
+import implicitRhs from '../../../shaders/implicit-rhs.wgsl?raw';
+import systemDiagonal from '../../../shaders/system-diagonal.wgsl?raw';
+import systemProduct from '../../../shaders/system-product.wgsl?raw';
+import cgInit from '../../../shaders/cg-init.wgsl?raw';
+import cgUpdate from '../../../shaders/cg-update.wgsl?raw';
+import cgDirection from '../../../shaders/cg-direction.wgsl?raw';
+import jacobiUpdate from '../../../shaders/jacobi-update.wgsl?raw';
+import solverScalars from '../../../shaders/solver-scalars.wgsl?raw';
+import implicitUpdate from '../../../shaders/implicit-update.wgsl?raw';
+import newtonUpdate from '../../../shaders/newton-update.wgsl?raw';
+import variationalFinish from '../../../shaders/variational-finish.wgsl?raw';
+import copy from '../../../shaders/copy.wgsl?raw';
+import stageCombination from '../../../shaders/stage-combination.wgsl?raw';
+import errorNorm from '../../../shaders/error-norm.wgsl?raw';
+import { reflectKernel, type KernelLayout } from './layout.ts';
+
+const EXPLICIT = {
+  springForces,
+  accelerations,
+  rungeKuttaStage,
+  symplecticUpdate,
+  copy,
+  stageCombination,
+  errorNorm,
+};
+const IMPLICIT = {
+  springJacobians,
+  implicitRhs,
+  systemDiagonal,
+  systemProduct,
+  cgInit,
+  cgUpdate,
+  cgDirection,
+  jacobiUpdate,
+  solverScalars,
+  implicitUpdate,
+  newtonUpdate,
+  variationalFinish,
+};
+
+export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT;
+
+let reflected: Record<KernelName, KernelLayout> | undefined;
+
+/** Every kernel with common.wgsl (and, for the implicit ones, implicit-common.wgsl) prepended. */
+export function kernels(): Record<KernelName, KernelLayout> {
+  reflected ??= Object.fromEntries([
+    ...Object.entries(EXPLICIT).map(([name, source]) => [name, reflectKernel(`${common}\n${source}`)]),
+    ...Object.entries(IMPLICIT).map(([name, source]) => [
+      name,
+      reflectKernel(`${common}\n${implicitCommon}\n${source}`),
+    ]),
+  ]) as Record<KernelName, KernelLayout>;
+  return reflected;
+}

@@ -1,0 +1,103 @@
+/**
+ * Weft's internals, for its own tests and benchmarks (kernel-level checks, CPU passes, the GPU
+ * classes behind createSimulation). Not a stable API: applications use src/index.ts.
+ */
+export * from './index.ts';
+export {
+  WeftError,
+  WeftInputError,
+  WeftDivergenceError,
+  WeftStepSizeError,
+  WebGpuUnavailableError,
+  type WeftErrorCode,
+} from './core/errors.ts';
+export { createModel, type Model, type ModelDescription } from './model/model.ts';
+export type { Incidence } from './model/incidence.ts';
+export {
+  buildCloth,
+  buildRope,
+  type ClothOptions,
+  type ClothPinPreset,
+  type RopeOptions,
+} from './model/builders.ts';
+export { parseScene, type SceneFile } from './model/scene.ts';
+export { energy, hamiltonian, type Energy } from './model/energy.ts';
+export {
+  INTEGRATORS,
+  INTEGRATOR_NAMES,
+  FIXED_STEP_INTEGRATOR_NAMES,
+  type IntegratorName,
+  type FixedStepIntegratorName,
+} from './integrators/catalog.ts';
+export { AdaptiveSimulation, type TimeProgressCallback } from './simulation/adaptive-simulation.ts';
+export { CpuMultistepSimulation } from './backends/cpu/multistep.ts';
+export {
+  ADAPTIVE_INTEGRATORS,
+  ADAPTIVE_INTEGRATOR_NAMES,
+  MULTISTEP_INTEGRATORS,
+  MULTISTEP_INTEGRATOR_NAMES,
+  STEP_DOUBLING_ORDER,
+  resolveAdaptiveOptions,
+  type AdaptiveIntegratorName,
+  type AdaptiveOptions,
+  type AdaptiveStats,
+  type MultistepIntegratorName,
+  type MultistepOptions,
+  type MultistepStats,
+  type NewtonStats,
+  type ResolvedAdaptiveOptions,
+} from './integrators/adaptive-options.ts';
+export {
+  errorNorm,
+  differenceNorm,
+  type ErrorTolerances,
+  type StatePair,
+} from './backends/cpu/error-norm.ts';
+export { derivative, stageCombination } from './backends/cpu/stage-passes.ts';
+export { stepFactor, startingStep } from './simulation/controller.ts';
+export type { AdaptiveStepper, AttemptOutcome } from './backends/common/stepper.ts';
+export { CashKarpStepper } from './backends/cpu/rk45.ts';
+export { StepDoublingStepper } from './backends/cpu/step-doubling.ts';
+export {
+  VelocityImplicitEulerStepper,
+  type VelocityImplicitEulerOptions,
+} from './backends/cpu/velocity-implicit-euler.ts';
+export { createAdaptiveSimulation, type AdaptiveBackendOptions } from './simulation/adaptive-simulation.ts';
+export {
+  EXPLICIT_INTEGRATORS,
+  EXPLICIT_INTEGRATOR_NAMES,
+  type ExplicitIntegratorName,
+  type IntegrationOptions,
+} from './integrators/schemes.ts';
+export {
+  IMPLICIT_INTEGRATORS,
+  IMPLICIT_INTEGRATOR_NAMES,
+  type ImplicitIntegratorName,
+  type ImplicitOptions,
+  type LinearSolverName,
+  type SolverStats,
+} from './integrators/implicit-options.ts';
+export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-implicit-simulation.ts';
+export type { Simulation, SimulationState, GpuSimulation } from './backends/common/simulation-types.ts';
+export { createSimulation, type SimulationOptions } from './simulation/create-simulation.ts';
+export { CpuSimulation, type CpuSimulationOptions } from './backends/cpu/cpu-simulation.ts';
+export { WebGpuSimulation, type WebGpuSimulationOptions } from './backends/webgpu/webgpu-simulation.ts';
+export { findAdapter, acquireDevice, type AdapterReport } from './backends/webgpu/device.ts';
+export {
+  WebGpuImplicitSimulation,
+  type WebGpuImplicitOptions,
+  type ImplicitKernelAccess,
+  type SingleKernel,
+  type VectorName,
+} from './backends/webgpu/webgpu-implicit-simulation.ts';
+export {
+  springStates,
+  assembleRhs,
+  systemProduct,
+  diagonalInverse,
+  type SpringStates,
+  type RhsCoefficients,
+  type SystemCoefficients,
+} from './backends/cpu/implicit-passes.ts';
+export { solveLinear, type LinearSolveResult } from './backends/cpu/linear-solver.ts';
+export { measureCopy, measureProduct, productBytes, type Throughput } from './backends/webgpu/bandwidth.ts';
