@@ -37,7 +37,6 @@ export {
   MULTISTEP_INTEGRATORS,
   MULTISTEP_INTEGRATOR_NAMES,
   STEP_DOUBLING_ORDER,
-  resolveAdaptiveOptions,
   type AdaptiveIntegratorName,
   type AdaptiveOptions,
   type AdaptiveStats,
@@ -101,3 +100,10 @@ export {
 } from './backends/cpu/implicit-passes.ts';
 export { solveLinear, type LinearSolveResult } from './backends/cpu/linear-solver.ts';
 export { measureCopy, measureProduct, productBytes, type Throughput } from './backends/webgpu/bandwidth.ts';
+export {
+  optionsMarkdown,
+  resolveAdaptiveOptions,
+  resolveImplicitOptions,
+  validateOptions,
+} from './integrators/options.ts';
+export { OPTIONS } from './integrators/options-table.ts';

@@ -21,7 +21,8 @@
 import { describe, expect, test } from 'vitest';
 import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
 import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
-import { resolveAdaptiveOptions, type AdaptiveStats } from '../src/integrators/adaptive-options.ts';
+import type { AdaptiveStats } from '../src/integrators/adaptive-options.ts';
+import { resolveAdaptiveOptions } from '../src/integrators/options.ts';
 import { VelocityImplicitEulerStepper } from '../src/backends/cpu/velocity-implicit-euler.ts';
 import { buildCloth } from '../src/model/builders.ts';
 import {

@@ -7,35 +7,29 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
-import { isImplicit } from '../integrators/implicit-options.ts';
 import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../simulation/adaptive-simulation.ts';
 import type { AdaptiveIntegratorName, AdaptiveOptions } from '../integrators/adaptive-options.ts';
-import type { ExplicitIntegratorName } from '../integrators/schemes.ts';
 import { buildCloth } from '../model/builders.ts';
 import { energy, hamiltonian } from '../model/energy.ts';
-import type { ImplicitOptions, LinearSolverName } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
 import { parseScene } from '../model/scene.ts';
 import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
 import { findAdapter } from '../backends/webgpu/device.ts';
+import { flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
 import { ProgressBar } from './progress.ts';
 
 const USAGE = `Usage:
-  weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--backend cpu|webgpu]
-           [--precision f64|f32] [--rayleigh-mass r] [--rayleigh-stiffness r] [--every k]
-           [--out file] [--progress]
-           implicit integrators: [--solver cg|pcg|jacobi] [--preconditioner block|scalar]
-           [--tolerance t] [--max-iterations n] [--newton-iterations n] [--newton-error e]
-           [--jacobian clamped|exact] [--newmark-gamma g] [--newmark-beta b]
-           [--check-every k] (webgpu: read convergence back every k iterations; 0 = never)
+  weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--every k] [--out file] [--progress]
+           [--backend cpu|webgpu] [options of the integrator]
   weft run <scene.json> --integrator rk45|step-doubling|velocity-implicit-euler --t-end <s>
-           [--accuracy r] [--absolute-tolerance a] [--min-step h] [--max-step h] [--dt h0]
-           [--scheme heun] [--frames m] [--backend cpu|webgpu] [--precision f64|f32]
-           [--rayleigh-mass r] [--out file] [--progress]
-  weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h]
+           [--frames m] [--out file] [--progress] [options of the integrator]
+  weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h] [--stiffness k]
+           [options of the integrator]
   weft info
-Integrators: ${INTEGRATOR_NAMES.join(', ')}`;
+Integrators: ${INTEGRATOR_NAMES.join(', ')}
+Options (a flag that does not apply to the integrator chosen is an error):
+${flagHelp()}`;
 
 function number(option: string, text: string | undefined, fallback?: number): number {
   if (text === undefined) {
@@ -117,44 +111,6 @@ function frameOf(model: Model, state: SimulationState): Frame {
   };
 }
 
-/** The implicit integrators' options: flag name → option. */
-const IMPLICIT_FLAGS = {
-  solver: { type: 'string' },
-  preconditioner: { type: 'string' },
-  tolerance: { type: 'string' },
-  'max-iterations': { type: 'string' },
-  'newton-iterations': { type: 'string' },
-  'newton-error': { type: 'string' },
-  jacobian: { type: 'string' },
-  'newmark-gamma': { type: 'string' },
-  'newmark-beta': { type: 'string' },
-  'check-every': { type: 'string' },
-} as const;
-
-function implicitOptions(
-  values: Partial<Record<keyof typeof IMPLICIT_FLAGS, string | boolean | undefined>>,
-): ImplicitOptions & { checkEvery?: number } {
-  const text = (key: keyof typeof IMPLICIT_FLAGS): string | undefined => values[key] as string | undefined;
-  const options: ImplicitOptions & { checkEvery?: number } = {};
-  if (text('solver') !== undefined) options.solver = text('solver') as LinearSolverName;
-  if (text('preconditioner') !== undefined) options.preconditioner = text('preconditioner') as 'block';
-  if (text('jacobian') !== undefined) options.jacobian = text('jacobian') as 'clamped';
-  if (text('tolerance') !== undefined) options.tolerance = number('--tolerance', text('tolerance'));
-  if (text('max-iterations') !== undefined)
-    options.maxIterations = integer('--max-iterations', text('max-iterations'), 1);
-  if (text('newton-iterations') !== undefined)
-    options.newtonIterations = integer('--newton-iterations', text('newton-iterations'), 1);
-  if (text('newton-error') !== undefined)
-    options.newtonError = number('--newton-error', text('newton-error'));
-  if (text('newmark-gamma') !== undefined)
-    options.newmarkGamma = number('--newmark-gamma', text('newmark-gamma'));
-  if (text('newmark-beta') !== undefined)
-    options.newmarkBeta = number('--newmark-beta', text('newmark-beta'));
-  if (text('check-every') !== undefined)
-    options.checkEvery = integer('--check-every', text('check-every'), 0);
-  return options;
-}
-
 /** Steps to `steps`, reading a frame at 0, every `every` steps, and at the end. */
 async function integrate(
   simulation: Simulation,
@@ -179,72 +135,48 @@ async function integrate(
 }
 
 async function run(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      integrator: { type: 'string' },
-      dt: { type: 'string' },
-      steps: { type: 'string' },
-      backend: { type: 'string' },
-      precision: { type: 'string' },
-      'rayleigh-mass': { type: 'string' },
-      'rayleigh-stiffness': { type: 'string' },
-      every: { type: 'string' },
-      out: { type: 'string' },
-      progress: { type: 'boolean' },
-      ...IMPLICIT_FLAGS,
-      ...ADAPTIVE_FLAGS,
-    },
-  });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: PARSE_OPTIONS });
   if (positionals.length !== 1)
     throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);
-  const integrator = integratorName(values.integrator);
-  // A flag the chosen integrator would ignore is an error, not silently dropped.
-  const refuse = (flags: readonly string[], why: string): void => {
-    for (const flag of flags) {
-      if (values[flag as keyof typeof values] !== undefined) throw new WeftInputError(`--${flag}`, why);
-    }
-  };
-  if (isAdaptive(integrator)) {
-    refuse(
-      ['steps', 'every', 'rayleigh-stiffness', ...Object.keys(IMPLICIT_FLAGS)],
-      `does not apply to the adaptive '${integrator}'`,
-    );
-    return runAdaptive(positionals[0]!, integrator, values);
-  }
-  if (values['t-end'] !== undefined) {
+  const integrator = integratorName(values['integrator'] as string | undefined);
+  const backend = backendName(values['backend'] as string | undefined, 'cpu');
+  if (values['t-end'] !== undefined && !isAdaptive(integrator)) {
     throw new WeftInputError(
       '--t-end',
       `'${integrator}' takes fixed steps: give --dt and --steps (--t-end is for rk45, step-doubling, velocity-implicit-euler)`,
     );
   }
-  refuse(
-    Object.keys(ADAPTIVE_FLAGS),
-    `applies to the adaptive integrators only (rk45, step-doubling, velocity-implicit-euler), not '${integrator}'`,
-  );
-  if (!isImplicit(integrator))
-    refuse(Object.keys(IMPLICIT_FLAGS), `applies to the implicit integrators only, not '${integrator}'`);
-  const dt = number('--dt', values.dt);
-  const steps = integer('--steps', values.steps, 0);
-  const every = integer('--every', values.every, 1, Math.max(1, steps));
-  const backend = backendName(values.backend, 'cpu');
-  const precision = values.precision ?? (backend === 'webgpu' ? 'f32' : 'f64');
-  if (precision !== 'f64' && precision !== 'f32')
-    throw new WeftInputError('--precision', `must be f64 or f32, got '${precision}'`);
+  // Every flag is checked against the options table; one that does not apply is an error.
+  const {
+    steps: givenSteps,
+    every: givenEvery,
+    tEnd,
+    frames,
+    ...flagged
+  } = optionsFromFlags(values, integrator, backend);
+  const precision =
+    (flagged['precision'] as 'f64' | 'f32' | undefined) ?? (backend === 'webgpu' ? 'f32' : 'f64');
+  if (isAdaptive(integrator)) {
+    if (tEnd === undefined) throw new WeftInputError('--t-end', 'is required');
+    return runAdaptive(positionals[0]!, integrator, values, {
+      ...flagged,
+      integrator,
+      backend,
+      precision,
+      tEnd: tEnd as number,
+      frames: (frames as number | undefined) ?? 1,
+    });
+  }
+  if (flagged['dt'] === undefined) throw new WeftInputError('--dt', 'is required');
+  if (givenSteps === undefined) throw new WeftInputError('--steps', 'is required');
+  const steps = givenSteps as number;
+  const every = (givenEvery as number | undefined) ?? Math.max(1, steps);
+  const dt = flagged['dt'] as number;
   const model = readScene(positionals[0]!);
-  const options = {
-    backend,
-    integrator,
-    dt,
-    precision,
-    rayleighMass: number('--rayleigh-mass', values['rayleigh-mass'], 0),
-    rayleighStiffness: number('--rayleigh-stiffness', values['rayleigh-stiffness'], 0),
-    ...implicitOptions(values),
-  } as SimulationOptions;
+  const options = { ...flagged, backend, integrator, precision } as SimulationOptions;
   const simulation = await createSimulation(model, options);
   try {
-    const progress = values.progress ? new ProgressBar(integrator, steps) : undefined;
+    const progress = values['progress'] ? new ProgressBar(integrator, steps) : undefined;
     const result = await integrate(simulation, steps, every, progress);
     const output = {
       integrator,
@@ -266,49 +198,29 @@ async function run(args: string[]): Promise<void> {
       },
     };
     const text = JSON.stringify(output);
-    if (values.out) writeFileSync(values.out, text + '\n');
+    const out = values['out'] as string | undefined;
+    if (out) writeFileSync(out, text + '\n');
     else process.stdout.write(text + '\n');
   } finally {
     simulation.destroy();
   }
 }
 
-/** Options of the adaptive integrators: flag name → option. */
-const ADAPTIVE_FLAGS = {
-  't-end': { type: 'string' },
-  accuracy: { type: 'string' },
-  'absolute-tolerance': { type: 'string' },
-  'min-step': { type: 'string' },
-  'max-step': { type: 'string' },
-  scheme: { type: 'string' },
-  frames: { type: 'string' },
-} as const;
-
 /** `weft run` with an adaptive integrator: integrate to --t-end, frames at --frames equal intervals. */
 async function runAdaptive(
   scenePath: string,
   integrator: AdaptiveIntegratorName,
   values: Record<string, string | boolean | undefined>,
+  given: Record<string, unknown> & {
+    backend: 'cpu' | 'webgpu';
+    precision: string;
+    tEnd: number;
+    frames: number;
+  },
 ): Promise<void> {
-  const text = (key: string): string | undefined => values[key] as string | undefined;
-  const tEnd = number('--t-end', text('t-end'));
-  if (!(tEnd > 0)) throw new WeftInputError('--t-end', `must be > 0, got ${tEnd}`);
-  const frames = integer('--frames', text('frames'), 1, 1);
-  const backend = backendName(text('backend'), 'cpu');
-  const precision = text('precision') ?? (backend === 'webgpu' ? 'f32' : 'f64');
-  if (precision !== 'f64' && precision !== 'f32')
-    throw new WeftInputError('--precision', `must be f64 or f32, got '${precision}'`);
+  const { tEnd, frames, backend, precision, ...rest } = given;
   const model = readScene(scenePath);
-  const options: AdaptiveOptions & AdaptiveBackendOptions = { integrator, backend, precision };
-  if (text('accuracy') !== undefined) options.accuracy = number('--accuracy', text('accuracy'));
-  if (text('absolute-tolerance') !== undefined)
-    options.absoluteTolerance = number('--absolute-tolerance', text('absolute-tolerance'));
-  if (text('min-step') !== undefined) options.minStep = number('--min-step', text('min-step'));
-  if (text('max-step') !== undefined) options.maxStep = number('--max-step', text('max-step'));
-  if (text('dt') !== undefined) options.initialStep = number('--dt', text('dt'));
-  if (text('scheme') !== undefined) options.scheme = text('scheme') as ExplicitIntegratorName;
-  if (text('rayleigh-mass') !== undefined)
-    options.rayleighMass = number('--rayleigh-mass', text('rayleigh-mass'));
+  const options = { ...rest, backend, precision, integrator } as AdaptiveOptions & AdaptiveBackendOptions;
   const simulation = await createAdaptiveSimulation(model, options);
   try {
     const progress = values['progress'] ? new ProgressBar(integrator, 1000) : undefined;
@@ -341,7 +253,7 @@ async function runAdaptive(
         solver: await simulation.readSolverStats(),
       },
     };
-    const out = text('out');
+    const out = values['out'] as string | undefined;
     if (out) writeFileSync(out, JSON.stringify(json) + '\n');
     else process.stdout.write(JSON.stringify(json) + '\n');
   } finally {
@@ -352,30 +264,25 @@ async function runAdaptive(
 async function demo(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: {
-      backend: { type: 'string' },
-      size: { type: 'string' },
-      steps: { type: 'string' },
-      integrator: { type: 'string' },
-      dt: { type: 'string' },
-      stiffness: { type: 'string' },
-      ...IMPLICIT_FLAGS,
-    },
+    options: { ...PARSE_OPTIONS, size: { type: 'string' }, stiffness: { type: 'string' } },
   });
-  const size = integer('--size', values.size, 2, 64);
-  // Warp's cross-framework cloth protocol: spacing 0.1, mass 0.1, k = 1000, damping 10,
-  // two corners fixed, 1/60 s frames in 16 substeps.
-  const dt = number('--dt', values.dt, 1 / 60 / 16);
-  const steps = integer('--steps', values.steps, 0, 960);
-  const integrator = integratorName(values.integrator, 'symplectic-euler');
+  const text = (key: string): string | undefined =>
+    (values as Record<string, string | boolean | undefined>)[key] as string | undefined;
+  const size = integer('--size', text('size'), 2, 64);
+  const integrator = integratorName(text('integrator'), 'symplectic-euler');
   if (isAdaptive(integrator)) {
     throw new WeftInputError(
       '--integrator',
       `the demo takes fixed steps; '${integrator}' is adaptive (use weft run --t-end)`,
     );
   }
-  let backend = backendName(values.backend, 'webgpu');
-  const k = number('--stiffness', values.stiffness, 1000);
+  let backend = backendName(text('backend'), 'webgpu');
+  const { steps: givenSteps, dt: givenDt, ...solverOptions } = optionsFromFlags(values, integrator, backend);
+  // Warp's cross-framework cloth protocol: spacing 0.1, mass 0.1, k = 1000, damping 10,
+  // two corners fixed, 1/60 s frames in 16 substeps.
+  const dt = (givenDt as number | undefined) ?? 1 / 60 / 16;
+  const steps = (givenSteps as number | undefined) ?? 960;
+  const k = number('--stiffness', text('stiffness'), 1000);
   const model = buildCloth({
     nx: size,
     ny: size,
@@ -386,7 +293,6 @@ async function demo(args: string[]): Promise<void> {
     shearStiffness: k,
     bendStiffness: k,
   });
-  const solverOptions = implicitOptions(values);
   let simulation: Simulation;
   try {
     simulation = await createSimulation(model, {
@@ -396,10 +302,15 @@ async function demo(args: string[]): Promise<void> {
       ...solverOptions,
     } as SimulationOptions);
   } catch (error) {
-    if (!(error instanceof WebGpuUnavailableError) || values.backend === 'webgpu') throw error;
+    if (!(error instanceof WebGpuUnavailableError) || text('backend') === 'webgpu') throw error;
     process.stderr.write(`${error.message}\nFalling back to the CPU backend.\n`);
     backend = 'cpu';
-    simulation = await createSimulation(model, { backend, integrator, dt, ...solverOptions });
+    simulation = await createSimulation(model, {
+      backend,
+      integrator,
+      dt,
+      ...solverOptions,
+    } as SimulationOptions);
   }
   console.log(
     `Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`,

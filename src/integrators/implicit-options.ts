@@ -1,5 +1,3 @@
-import { WeftInputError } from '../core/errors.ts';
-
 /** The implicit integrators (spec/sofa-ode-solvers.md, spec/caribou-backward-euler.md, spec/README.md errata). */
 export const IMPLICIT_INTEGRATORS = {
   'implicit-euler': {
@@ -82,72 +80,6 @@ export interface ImplicitOptions {
 }
 
 export type ResolvedImplicitOptions = Required<ImplicitOptions>;
-
-function finite(field: string, value: number, check: (v: number) => boolean, rule: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || !check(value)) {
-    throw new WeftInputError(field, `must be ${rule}, got ${String(value)}`);
-  }
-  return value;
-}
-
-export function resolveImplicitOptions(
-  name: ImplicitIntegratorName,
-  options: ImplicitOptions,
-): ResolvedImplicitOptions {
-  const solver = options.solver ?? 'pcg';
-  if (solver !== 'cg' && solver !== 'pcg' && solver !== 'jacobi') {
-    throw new WeftInputError('solver', `must be cg, pcg or jacobi, got '${String(solver)}'`);
-  }
-  const preconditioner = options.preconditioner ?? 'block';
-  if (preconditioner !== 'block' && preconditioner !== 'scalar') {
-    throw new WeftInputError('preconditioner', `must be block or scalar, got '${String(preconditioner)}'`);
-  }
-  const jacobian = options.jacobian ?? 'clamped';
-  if (jacobian !== 'clamped' && jacobian !== 'exact') {
-    throw new WeftInputError('jacobian', `must be clamped or exact, got '${String(jacobian)}'`);
-  }
-  const integer = (field: string, value: number): number =>
-    finite(field, value, (v) => Number.isInteger(v) && v >= 1, 'an integer ≥ 1');
-  return {
-    solver,
-    preconditioner,
-    jacobian,
-    maxIterations: integer('maxIterations', options.maxIterations ?? 200),
-    tolerance: finite('tolerance', options.tolerance ?? 1e-5, (v) => v > 0 && v < 1, 'a number in (0, 1)'),
-    newtonIterations: integer('newtonIterations', options.newtonIterations ?? 10),
-    correctionTolerance: finite(
-      'correctionTolerance',
-      options.correctionTolerance ?? 1e-4,
-      () => true,
-      'a finite number',
-    ),
-    residualTolerance: finite(
-      'residualTolerance',
-      options.residualTolerance ?? 1e-4,
-      () => true,
-      'a finite number',
-    ),
-    absoluteResidualTolerance: finite(
-      'absoluteResidualTolerance',
-      options.absoluteResidualTolerance ?? 1e-15,
-      () => true,
-      'a finite number',
-    ),
-    newtonError: finite('newtonError', options.newtonError ?? 1e-5, (v) => v >= 0, 'a number ≥ 0'),
-    newmarkGamma: finite(
-      'newmarkGamma',
-      options.newmarkGamma ?? 0.5,
-      (v) => v >= 0 && v <= 1,
-      'a number in [0, 1]',
-    ),
-    newmarkBeta: finite(
-      'newmarkBeta',
-      options.newmarkBeta ?? 0.25,
-      (v) => v >= 0 && v <= 0.5,
-      'a number in [0, 0.5]',
-    ),
-  };
-}
 
 /** Statistics of the implicit solves since the simulation was created. */
 export interface SolverStats {

@@ -1,4 +1,3 @@
-import { WeftInputError } from '../core/errors.ts';
 import { RUNGE_KUTTA_TABLEAUX, type ButcherTableau, type TableauName } from './tableaux.ts';
 
 /**
@@ -166,31 +165,4 @@ export interface IntegrationOptions {
    * which only the implicit integrators assemble; explicit integrators reject a non-zero value.
    */
   rayleighStiffness?: number;
-}
-
-export function validateIntegrationOptions(options: IntegrationOptions): Required<IntegrationOptions> {
-  if (!(options.integrator in EXPLICIT_INTEGRATORS)) {
-    throw new WeftInputError(
-      'integrator',
-      `unknown integrator '${String(options.integrator)}' (known: ${EXPLICIT_INTEGRATOR_NAMES.join(', ')})`,
-    );
-  }
-  if (typeof options.dt !== 'number' || !Number.isFinite(options.dt) || options.dt <= 0) {
-    throw new WeftInputError('dt', `must be a finite number > 0, got ${String(options.dt)}`);
-  }
-  const rayleighMass = options.rayleighMass ?? 0;
-  if (!Number.isFinite(rayleighMass) || rayleighMass < 0) {
-    throw new WeftInputError('rayleighMass', `must be a finite number ≥ 0, got ${rayleighMass}`);
-  }
-  const rayleighStiffness = options.rayleighStiffness ?? 0;
-  if (!Number.isFinite(rayleighStiffness) || rayleighStiffness < 0) {
-    throw new WeftInputError('rayleighStiffness', `must be a finite number ≥ 0, got ${rayleighStiffness}`);
-  }
-  if (rayleighStiffness !== 0) {
-    throw new WeftInputError(
-      'rayleighStiffness',
-      `the explicit integrator '${options.integrator}' cannot apply stiffness damping (it needs the stiffness matrix); use an implicit integrator, rayleighMass or spring damping`,
-    );
-  }
-  return { integrator: options.integrator, dt: options.dt, rayleighMass, rayleighStiffness };
 }

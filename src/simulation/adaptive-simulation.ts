@@ -14,13 +14,13 @@ import { startingStep, stepFactor } from './controller.ts';
 import type { AdaptiveStepper } from '../backends/common/stepper.ts';
 import {
   emptyNewtonStats,
-  resolveAdaptiveOptions,
   type AdaptiveIntegratorName,
   type AdaptiveOptions,
   type AdaptiveStats,
   type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from '../integrators/adaptive-options.ts';
+import { resolveAdaptiveOptions, validateOptions } from '../integrators/options.ts';
 import { CashKarpStepper } from '../backends/cpu/rk45.ts';
 import { StepDoublingStepper } from '../backends/cpu/step-doubling.ts';
 import { derivative } from '../backends/cpu/stage-passes.ts';
@@ -51,16 +51,11 @@ export async function createAdaptiveSimulation(
   options: AdaptiveOptions & AdaptiveBackendOptions,
 ): Promise<AdaptiveSimulation> {
   const backend = options.backend ?? 'cpu';
-  if (backend === 'cpu') return new AdaptiveSimulation(model, options);
-  if (backend !== 'webgpu')
+  if (backend !== 'cpu' && backend !== 'webgpu')
     throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
-  if (options.precision !== undefined && options.precision !== 'f32') {
-    throw new WeftInputError(
-      'precision',
-      `the webgpu backend computes in f32 (WGSL has no f64), got '${options.precision}'`,
-    );
-  }
-  const o = resolveAdaptiveOptions({ ...options, precision: 'f32' });
+  const o = resolveAdaptiveOptions(backend === 'webgpu' ? { ...options, precision: 'f32' } : options);
+  validateOptions(options, o.integrator, backend);
+  if (backend === 'cpu') return new AdaptiveSimulation(model, options);
   // What the GPU cannot run is refused before a device is requested.
   if (o.integrator === 'step-doubling' && !tableauOf(o.scheme)) {
     const gpuSchemes = EXPLICIT_INTEGRATOR_NAMES.filter((name) => tableauOf(name));

@@ -11,6 +11,7 @@ import {
 } from '../integrators/catalog.ts';
 import { isImplicit, type ImplicitOptions } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
+import { validateOptions } from '../integrators/options.ts';
 import type { GpuSimulation, Simulation } from '../backends/common/simulation-types.ts';
 import { WebGpuImplicitSimulation } from '../backends/webgpu/webgpu-implicit-simulation.ts';
 import { WebGpuSimulation } from '../backends/webgpu/webgpu-simulation.ts';
@@ -58,12 +59,6 @@ export async function createSimulation(model: Model, options: SimulationOptions)
   if (backend !== 'cpu' && backend !== 'webgpu') {
     throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
   }
-  if (backend === 'webgpu' && options.precision !== undefined && options.precision !== 'f32') {
-    throw new WeftInputError(
-      'precision',
-      `the webgpu backend computes in f32 (WGSL has no f64), got '${options.precision}'`,
-    );
-  }
   const integrator = options.integrator;
   if (!(integrator in INTEGRATORS)) {
     throw new WeftInputError(
@@ -77,6 +72,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       `'${integrator}' chooses its own steps: use createAdaptiveSimulation() (CLI: --t-end instead of --steps)`,
     );
   }
+  validateOptions(options, integrator, backend);
   if (isMultistep(integrator)) {
     return backend === 'webgpu'
       ? WebGpuMultistepSimulation.create(model, { ...options, integrator })

@@ -22,12 +22,12 @@ import { solveLinear, type SolverWorkspace } from '../../src/backends/cpu/linear
 import type { RealArray } from '../../src/backends/cpu/passes.ts';
 import {
   IMPLICIT_INTEGRATOR_NAMES,
-  resolveImplicitOptions,
   type ImplicitIntegratorName,
   type ImplicitOptions,
   type LinearSolverName,
   type SolverStats,
 } from '../../src/integrators/implicit-options.ts';
+import { resolveImplicitOptions } from '../../src/integrators/options.ts';
 import { createModel, type Model } from '../../src/model/model.ts';
 import { buildCloth } from '../../src/model/builders.ts';
 import {

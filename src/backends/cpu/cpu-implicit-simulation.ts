@@ -1,12 +1,12 @@
 import { WeftInputError } from '../../core/errors.ts';
 import {
   emptyStats,
-  resolveImplicitOptions,
   type ImplicitIntegratorName,
   type ImplicitOptions,
   type ResolvedImplicitOptions,
   type SolverStats,
 } from '../../integrators/implicit-options.ts';
+import { resolveImplicitOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';

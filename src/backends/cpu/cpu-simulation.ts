@@ -1,9 +1,5 @@
-import {
-  planStep,
-  validateIntegrationOptions,
-  type IntegrationOptions,
-  type StepPlan,
-} from '../../integrators/schemes.ts';
+import { planStep, type IntegrationOptions, type StepPlan } from '../../integrators/schemes.ts';
+import { validateIntegrationOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';

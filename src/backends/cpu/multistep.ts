@@ -10,6 +10,7 @@ import { WeftInputError } from '../../core/errors.ts';
 import type { SolverStats } from '../../integrators/implicit-options.ts';
 import { planStep } from '../../integrators/schemes.ts';
 import { ADAMS_WEIGHTS, STARTUP_STEPS } from '../../integrators/multistep.ts';
+import { resolveMultistepOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
@@ -79,21 +80,13 @@ export class CpuMultistepSimulation {
         'integrator',
         `unknown multistep integrator '${String(options.integrator)}' (known: ${MULTISTEP_INTEGRATOR_NAMES.join(', ')})`,
       );
-    const dt = options.dt;
-    if (typeof dt !== 'number' || !Number.isFinite(dt) || dt <= 0)
-      throw new WeftInputError('dt', `must be a finite number > 0, got ${String(dt)}`);
-    const rayleighMass = options.rayleighMass ?? 0;
-    if (typeof rayleighMass !== 'number' || !Number.isFinite(rayleighMass) || rayleighMass < 0)
-      throw new WeftInputError('rayleighMass', `must be a finite number ≥ 0, got ${String(rayleighMass)}`);
-    const precision = options.precision ?? 'f64';
-    if (precision !== 'f64' && precision !== 'f32')
-      throw new WeftInputError('precision', `must be 'f64' or 'f32', got '${String(precision)}'`);
-    const tolerance = options.correctorTolerance ?? 1e-10;
-    if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0)
-      throw new WeftInputError('correctorTolerance', `must be a finite number > 0, got ${String(tolerance)}`);
-    const cap = options.maxCorrectorIterations ?? (options.integrator === 'adams-moulton-pc' ? 1 : 50);
-    if (!Number.isInteger(cap) || cap < 1)
-      throw new WeftInputError('maxCorrectorIterations', `must be an integer ≥ 1, got ${String(cap)}`);
+    const {
+      dt,
+      rayleighMass,
+      precision,
+      correctorTolerance: tolerance,
+      maxCorrectorIterations: cap,
+    } = resolveMultistepOptions(options);
 
     this.model = model;
     this.integrator = options.integrator;

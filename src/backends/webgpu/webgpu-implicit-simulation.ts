@@ -1,13 +1,13 @@
 import { WeftInputError } from '../../core/errors.ts';
 import { accelerations as cpuAccelerations, springForces as cpuSpringForces } from '../cpu/passes.ts';
 import type { RhsCoefficients } from '../cpu/implicit-passes.ts';
-import {
-  resolveImplicitOptions,
-  type ImplicitIntegratorName,
-  type ImplicitOptions,
-  type ResolvedImplicitOptions,
-  type SolverStats,
+import type {
+  ImplicitIntegratorName,
+  ImplicitOptions,
+  ResolvedImplicitOptions,
+  SolverStats,
 } from '../../integrators/implicit-options.ts';
+import { resolveImplicitOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../common/state-check.ts';

@@ -1,11 +1,7 @@
 import { WeftInputError } from '../../core/errors.ts';
 import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
-import {
-  planStep,
-  validateIntegrationOptions,
-  type IntegrationOptions,
-  type StepPlan,
-} from '../../integrators/schemes.ts';
+import { planStep, type IntegrationOptions, type StepPlan } from '../../integrators/schemes.ts';
+import { validateIntegrationOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
