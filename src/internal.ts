@@ -3,33 +3,8 @@
  * classes behind createSimulation). Not a stable API: applications use src/index.ts.
  */
 export * from './index.ts';
-export {
-  WeftError,
-  WeftInputError,
-  WeftDivergenceError,
-  WeftStepSizeError,
-  WebGpuUnavailableError,
-  type WeftErrorCode,
-} from './core/errors.ts';
-export { createModel, type Model, type ModelDescription } from './model/model.ts';
-export type { Incidence } from './model/incidence.ts';
-export {
-  buildCloth,
-  buildRope,
-  type ClothOptions,
-  type ClothPinPreset,
-  type RopeOptions,
-} from './model/builders.ts';
-export { parseScene, type SceneFile } from './model/scene.ts';
-export { energy, hamiltonian, type Energy } from './model/energy.ts';
-export {
-  INTEGRATORS,
-  INTEGRATOR_NAMES,
-  FIXED_STEP_INTEGRATOR_NAMES,
-  type IntegratorName,
-  type FixedStepIntegratorName,
-} from './integrators/catalog.ts';
-export { AdaptiveSimulation, type TimeProgressCallback } from './simulation/adaptive-simulation.ts';
+export { FIXED_STEP_INTEGRATOR_NAMES } from './integrators/catalog.ts';
+export { AdaptiveSimulation } from './simulation/adaptive-simulation.ts';
 export { CpuMultistepSimulation } from './backends/cpu/multistep.ts';
 export {
   ADAPTIVE_INTEGRATORS,
@@ -37,13 +12,7 @@ export {
   MULTISTEP_INTEGRATORS,
   MULTISTEP_INTEGRATOR_NAMES,
   STEP_DOUBLING_ORDER,
-  type AdaptiveIntegratorName,
-  type AdaptiveOptions,
-  type AdaptiveStats,
-  type MultistepIntegratorName,
   type MultistepOptions,
-  type MultistepStats,
-  type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from './integrators/adaptive-options.ts';
 export {
@@ -61,27 +30,15 @@ export {
   VelocityImplicitEulerStepper,
   type VelocityImplicitEulerOptions,
 } from './backends/cpu/velocity-implicit-euler.ts';
-export { createAdaptiveSimulation, type AdaptiveBackendOptions } from './simulation/adaptive-simulation.ts';
 export {
   EXPLICIT_INTEGRATORS,
   EXPLICIT_INTEGRATOR_NAMES,
-  type ExplicitIntegratorName,
   type IntegrationOptions,
 } from './integrators/schemes.ts';
-export {
-  IMPLICIT_INTEGRATORS,
-  IMPLICIT_INTEGRATOR_NAMES,
-  type ImplicitIntegratorName,
-  type ImplicitOptions,
-  type LinearSolverName,
-  type SolverStats,
-} from './integrators/implicit-options.ts';
+export { IMPLICIT_INTEGRATORS, IMPLICIT_INTEGRATOR_NAMES } from './integrators/implicit-options.ts';
 export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-implicit-simulation.ts';
-export type { Simulation, SimulationState, GpuSimulation } from './backends/common/simulation-types.ts';
-export { createSimulation, type SimulationOptions } from './simulation/create-simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './backends/cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './backends/webgpu/webgpu-simulation.ts';
-export { findAdapter, acquireDevice, type AdapterReport } from './backends/webgpu/device.ts';
 export {
   WebGpuImplicitSimulation,
   type WebGpuImplicitOptions,

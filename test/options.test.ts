@@ -90,3 +90,10 @@ test('README.md has the option table generated from the options table (npm run d
       .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim()));
   expect(cells(block), 'README.md is stale: run `npm run docs`').toEqual(cells(optionsMarkdown()));
 });
+
+test('a device of the caller’s is accepted on webgpu for every family, refused on the CPU', () => {
+  const device = {} as GPUDevice;
+  for (const integrator of ['rk4', 'implicit-euler', 'adams-bashforth-2', 'rk45'] as const)
+    expect(() => validateOptions({ device }, integrator, 'webgpu')).not.toThrow();
+  expect(() => validateOptions({ device }, 'rk4', 'cpu')).toThrow(/device: does not apply/);
+});

@@ -165,6 +165,21 @@ export function resolveAdaptiveOptions(options: object): ResolvedAdaptiveOptions
   };
 }
 
+/** dt, r_m, r_k and the storage precision, checked against their rows (defaults filled in). */
+export function resolveStepOptions(options: object): {
+  dt: number;
+  rayleighMass: number;
+  rayleighStiffness: number;
+  precision: 'f64' | 'f32';
+} {
+  return {
+    dt: value(options, 'dt'),
+    rayleighMass: value(options, 'rayleighMass'),
+    rayleighStiffness: value(options, 'rayleighStiffness'),
+    precision: value(options, 'precision'),
+  };
+}
+
 /** The multistep integrators' corrector options with their defaults. */
 export function resolveMultistepOptions(options: { integrator: string }): {
   dt: number;

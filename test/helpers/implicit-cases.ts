@@ -28,12 +28,11 @@ import {
   type SolverStats,
 } from '../../src/integrators/implicit-options.ts';
 import { resolveImplicitOptions } from '../../src/integrators/options.ts';
+import { rhsCoefficients, systemCoefficients } from '../../src/integrators/implicit-schemes.ts';
 import { createModel, type Model } from '../../src/model/model.ts';
 import { buildCloth } from '../../src/model/builders.ts';
 import {
   FLOAT32_TOLERANCE_FLOOR,
-  rhsCoefficients,
-  systemCoefficients,
   WebGpuImplicitSimulation,
   type WebGpuImplicitOptions,
 } from '../../src/backends/webgpu/webgpu-implicit-simulation.ts';

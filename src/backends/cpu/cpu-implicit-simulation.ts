@@ -1,4 +1,3 @@
-import { WeftInputError } from '../../core/errors.ts';
 import {
   emptyStats,
   type ImplicitIntegratorName,
@@ -6,7 +5,8 @@ import {
   type ResolvedImplicitOptions,
   type SolverStats,
 } from '../../integrators/implicit-options.ts';
-import { resolveImplicitOptions } from '../../integrators/options.ts';
+import { resolveImplicitOptions, resolveStepOptions } from '../../integrators/options.ts';
+import { rhsCoefficients, systemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type { Model } from '../../model/model.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
@@ -31,12 +31,6 @@ export interface CpuImplicitOptions extends ImplicitOptions {
   precision?: 'f64' | 'f32';
 }
 
-function nonNegative(field: string, value: number | undefined): number {
-  const v = value ?? 0;
-  if (!Number.isFinite(v) || v < 0) throw new WeftInputError(field, `must be a finite number ≥ 0, got ${v}`);
-  return v;
-}
-
 /**
  * The implicit integrators on the CPU: the reference for the WebGPU kernels, float64 by default.
  * Each step's passes are those of the GPU path (spring states → right-hand side → linear solve
@@ -50,7 +44,9 @@ export class CpuImplicitSimulation implements Simulation {
   readonly description: string;
   readonly options: ResolvedImplicitOptions;
   private readonly rayleighMass: number;
-  private readonly rayleighStiffness: number;
+  /** This scheme's right-hand side and system A = α M + β B + γ K (src/integrators/implicit-schemes.ts). */
+  private readonly rhsCoefficients: RhsCoefficients;
+  private readonly system: SystemCoefficients;
   private steps = 0;
   private readonly stats: SolverStats = emptyStats();
   private readonly positions: RealArray;
@@ -67,18 +63,20 @@ export class CpuImplicitSimulation implements Simulation {
   private readonly work: SolverWorkspace;
 
   constructor(model: Model, options: CpuImplicitOptions) {
-    const dt = options.dt;
-    if (typeof dt !== 'number' || !Number.isFinite(dt) || dt <= 0)
-      throw new WeftInputError('dt', `must be a finite number > 0, got ${String(dt)}`);
-    const precision = options.precision ?? 'f64';
-    if (precision !== 'f64' && precision !== 'f32')
-      throw new WeftInputError('precision', `must be 'f64' or 'f32', got '${String(precision)}'`);
+    const { dt, rayleighMass, rayleighStiffness, precision } = resolveStepOptions(options);
     this.model = model;
     this.integrator = options.integrator;
     this.dt = dt;
-    this.rayleighMass = nonNegative('rayleighMass', options.rayleighMass);
-    this.rayleighStiffness = nonNegative('rayleighStiffness', options.rayleighStiffness);
+    this.rayleighMass = rayleighMass;
     this.options = resolveImplicitOptions(options.integrator, options);
+    this.rhsCoefficients = rhsCoefficients(
+      this.integrator,
+      dt,
+      rayleighMass,
+      rayleighStiffness,
+      this.options,
+    );
+    this.system = systemCoefficients(this.integrator, dt, rayleighMass, rayleighStiffness, this.options);
     this.description = `CPU (TypeScript, ${precision === 'f64' ? 'float64' : 'float32 storage'}), ${this.options.solver}`;
     const real = (length: number): RealArray =>
       precision === 'f64' ? new Float64Array(length) : new Float32Array(length);
@@ -200,15 +198,8 @@ export class CpuImplicitSimulation implements Simulation {
     const h = this.dt;
     const { positions: x, velocities: v } = this;
     this.evaluate(x, v);
-    this.rightHandSide(
-      {
-        forceScale: h,
-        velocityMass: -h * this.rayleighMass,
-        velocityStiffness: h * (h + this.rayleighStiffness),
-      },
-      v,
-    );
-    this.solve({ mass: 1 + h * this.rayleighMass, damping: h, stiffness: h * (h + this.rayleighStiffness) });
+    this.rightHandSide(this.rhsCoefficients, v);
+    this.solve(this.system);
     for (let k = 0; k < x.length; k++) {
       v[k] = v[k]! + this.solution[k]!;
       x[k] = x[k]! + h * v[k]!;
@@ -243,15 +234,7 @@ export class CpuImplicitSimulation implements Simulation {
     let iteration = 0;
     for (;;) {
       this.evaluate(x, v);
-      this.rightHandSide(
-        {
-          forceScale: 1,
-          velocityMass: -this.rayleighMass,
-          accelerationMass: -1,
-          velocityStiffness: this.rayleighStiffness,
-        },
-        v,
-      );
+      this.rightHandSide(this.rhsCoefficients, v);
       const residual2 = dot(this.rhs, this.rhs);
       if (iteration === 0) {
         if (o.absoluteResidualTolerance > 0 && residual2 <= o.absoluteResidualTolerance ** 2)
@@ -266,11 +249,7 @@ export class CpuImplicitSimulation implements Simulation {
           converged = true;
       }
       if (converged || iteration === o.newtonIterations) break;
-      this.solve({
-        mass: 1 + h * this.rayleighMass,
-        damping: h,
-        stiffness: h * (h + this.rayleighStiffness),
-      });
+      this.solve(this.system);
       for (let k = 0; k < a.length; k++) a[k] = a[k]! + this.solution[k]!;
       correction2 = dot(this.solution, this.solution);
       total2 = dot(a, a);
@@ -291,22 +270,10 @@ export class CpuImplicitSimulation implements Simulation {
   private newmarkStep(): void {
     const h = this.dt;
     const { newmarkGamma: gamma, newmarkBeta: beta } = this.options;
-    const rm = this.rayleighMass;
-    const rk = this.rayleighStiffness;
     const { positions: x, velocities: v, accelerations: a } = this;
     this.evaluate(x, v);
-    this.rightHandSide(
-      {
-        forceScale: 1,
-        velocityMass: -rm,
-        accelerationMass: -h * rm * (1 - gamma),
-        velocityStiffness: h + rk,
-        accelerationStiffness: h * (h * (0.5 - beta) + rk * (1 - gamma)),
-        accelerationDamping: h * (1 - gamma),
-      },
-      v,
-    );
-    this.solve({ mass: 1 + h * gamma * rm, damping: h * gamma, stiffness: h * h * beta + h * gamma * rk });
+    this.rightHandSide(this.rhsCoefficients, v);
+    this.solve(this.system);
     const next = this.solution;
     for (let k = 0; k < x.length; k++) {
       x[k] = x[k]! + h * v[k]! + h * h * ((0.5 - beta) * a[k]! + beta * next[k]!);
@@ -341,12 +308,8 @@ export class CpuImplicitSimulation implements Simulation {
     let iteration = 0;
     while ((iteration < o.newtonIterations && error > o.newtonError) || iteration === 0) {
       this.evaluate(x, v);
-      this.rightHandSide({ forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1 }, v, p);
-      this.solve({
-        mass: 4 / (h * h) + (4 * this.rayleighMass) / h,
-        damping: 0,
-        stiffness: 1 + (4 * this.rayleighStiffness) / h,
-      });
+      this.rightHandSide(this.rhsCoefficients, v, p);
+      this.solve(this.system);
       let change2 = 0;
       for (let k = 0; k < x.length; k++) {
         change2 += (solution[k]! - res[k]!) ** 2;

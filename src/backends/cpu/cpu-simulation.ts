@@ -1,9 +1,8 @@
 import { planStep, type IntegrationOptions, type StepPlan } from '../../integrators/schemes.ts';
-import { validateIntegrationOptions } from '../../integrators/options.ts';
+import { resolveStepOptions, validateIntegrationOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
-import { WeftInputError } from '../../core/errors.ts';
 import {
   accelerations,
   rungeKuttaStage,
@@ -40,10 +39,7 @@ export class CpuSimulation implements Simulation {
 
   constructor(model: Model, options: CpuSimulationOptions) {
     const valid = validateIntegrationOptions(options);
-    const precision = options.precision ?? 'f64';
-    if (precision !== 'f64' && precision !== 'f32') {
-      throw new WeftInputError('precision', `must be 'f64' or 'f32', got '${String(precision)}'`);
-    }
+    const { precision } = resolveStepOptions(options);
     this.model = model;
     this.integrator = valid.integrator;
     this.dt = valid.dt;

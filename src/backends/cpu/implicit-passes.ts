@@ -11,6 +11,13 @@
  */
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
+import type { RhsCoefficients, SystemCoefficients } from '../../integrators/implicit-schemes.ts';
+
+export {
+  NO_RHS_TERMS,
+  type RhsCoefficients,
+  type SystemCoefficients,
+} from '../../integrators/implicit-schemes.ts';
 
 /** Per-spring state at one evaluation point. */
 export interface SpringStates {
@@ -73,33 +80,6 @@ export function springStates(
     out.jacobian[j + 5] = kn * ny * nz;
   }
 }
-
-/**
- * Coefficients of the right-hand side, one linear form for every implicit scheme:
- *   b_i = s_f f_i + c_w w_i + m_i (c_v v_i + c_a a_i) − (K (γ_v v + γ_a a))_i − (B (β_v v + β_a a))_i,
- * with f_i = Σ ±F_s + m_i g the total force; b_i = 0 for fixed particles.
- */
-export interface RhsCoefficients {
-  forceScale: number;
-  extraScale: number;
-  velocityMass: number;
-  accelerationMass: number;
-  velocityStiffness: number;
-  accelerationStiffness: number;
-  velocityDamping: number;
-  accelerationDamping: number;
-}
-
-export const NO_RHS_TERMS: RhsCoefficients = {
-  forceScale: 0,
-  extraScale: 0,
-  velocityMass: 0,
-  accelerationMass: 0,
-  velocityStiffness: 0,
-  accelerationStiffness: 0,
-  velocityDamping: 0,
-  accelerationDamping: 0,
-};
 
 /** Applies a symmetric 3×3 block (xx, yy, zz, xy, xz, yz) at `j` to (x, y, z). */
 function symmetric(block: RealArray, j: number, x: number, y: number, z: number): [number, number, number] {
@@ -181,13 +161,6 @@ export function assembleRhs(
       c.extraScale * extra[p + 2]! +
       m * (c.velocityMass * velocities[p + 2]! + c.accelerationMass * accelerations[p + 2]!);
   }
-}
-
-/** A = α M + β B + γ K. */
-export interface SystemCoefficients {
-  mass: number;
-  damping: number;
-  stiffness: number;
 }
 
 /** shaders/system-product.wgsl: y = A u, filtered (0 on fixed particles). */

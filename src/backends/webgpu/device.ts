@@ -150,3 +150,20 @@ export async function acquireDevice(borrowed?: GPUDevice): Promise<AcquiredDevic
   });
   return { device, owned: true, adapterName: name };
 }
+
+/**
+ * Runs `make` with the caller's device (borrowed) or one Weft requests (owned); a device Weft
+ * requested is destroyed again when `make` throws, so a failed creation leaks nothing.
+ */
+export async function withDevice<T>(
+  borrowed: GPUDevice | undefined,
+  make: (device: GPUDevice, owned: boolean, adapterName: string) => T | Promise<T>,
+): Promise<T> {
+  const acquired = await acquireDevice(borrowed);
+  try {
+    return await make(acquired.device, acquired.owned, acquired.adapterName);
+  } catch (error) {
+    if (acquired.owned) acquired.device.destroy();
+    throw error;
+  }
+}

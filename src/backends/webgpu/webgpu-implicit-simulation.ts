@@ -1,17 +1,17 @@
 import { WeftInputError } from '../../core/errors.ts';
 import { accelerations as cpuAccelerations, springForces as cpuSpringForces } from '../cpu/passes.ts';
-import type { RhsCoefficients } from '../cpu/implicit-passes.ts';
+import { rhsCoefficients, systemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type {
   ImplicitIntegratorName,
   ImplicitOptions,
   ResolvedImplicitOptions,
   SolverStats,
 } from '../../integrators/implicit-options.ts';
-import { resolveImplicitOptions } from '../../integrators/options.ts';
+import { resolveImplicitOptions, resolveStepOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
-import { acquireDevice } from './device.ts';
+import { withDevice } from './device.ts';
 import {
   bindByName,
   bufferFactory,
@@ -114,75 +114,6 @@ type Dispatch =
   | { kind: 'checkpoint'; offset: number; until: string }
   | { kind: 'label'; id: string };
 
-function nonNegative(field: string, value: number | undefined): number {
-  const v = value ?? 0;
-  if (!Number.isFinite(v) || v < 0) throw new WeftInputError(field, `must be a finite number ≥ 0, got ${v}`);
-  return v;
-}
-
-/** The right-hand-side coefficients of each scheme (the same as the CPU path's). */
-export function rhsCoefficients(
-  integrator: ImplicitIntegratorName,
-  h: number,
-  rm: number,
-  rk: number,
-  o: ResolvedImplicitOptions,
-): RhsCoefficients {
-  const none: RhsCoefficients = {
-    forceScale: 0,
-    extraScale: 0,
-    velocityMass: 0,
-    accelerationMass: 0,
-    velocityStiffness: 0,
-    accelerationStiffness: 0,
-    velocityDamping: 0,
-    accelerationDamping: 0,
-  };
-  switch (integrator) {
-    case 'implicit-euler':
-      return { ...none, forceScale: h, velocityMass: -h * rm, velocityStiffness: h * (h + rk) };
-    case 'backward-euler':
-      return { ...none, forceScale: 1, velocityMass: -rm, accelerationMass: -1, velocityStiffness: rk };
-    case 'newmark': {
-      const { newmarkGamma: g, newmarkBeta: b } = o;
-      return {
-        ...none,
-        forceScale: 1,
-        velocityMass: -rm,
-        accelerationMass: -h * rm * (1 - g),
-        velocityStiffness: h + rk,
-        accelerationStiffness: h * (h * (0.5 - b) + rk * (1 - g)),
-        accelerationDamping: h * (1 - g),
-      };
-    }
-    case 'variational-symplectic-implicit':
-      return { ...none, forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1 };
-  }
-}
-
-/** A = α M + β B + γ K of each scheme. */
-export function systemCoefficients(
-  integrator: ImplicitIntegratorName,
-  h: number,
-  rm: number,
-  rk: number,
-  o: ResolvedImplicitOptions,
-): { mass: number; damping: number; stiffness: number } {
-  switch (integrator) {
-    case 'implicit-euler':
-    case 'backward-euler':
-      return { mass: 1 + h * rm, damping: h, stiffness: h * (h + rk) };
-    case 'newmark':
-      return {
-        mass: 1 + h * o.newmarkGamma * rm,
-        damping: h * o.newmarkGamma,
-        stiffness: h * h * o.newmarkBeta + h * o.newmarkGamma * rk,
-      };
-    case 'variational-symplectic-implicit':
-      return { mass: 4 / (h * h) + (4 * rm) / h, damping: 0, stiffness: 1 + (4 * rk) / h };
-  }
-}
-
 /**
  * The implicit integrators on WebGPU. A step is a fixed list of compute passes — spring Jacobians,
  * right-hand side, diagonal, then `maxIterations` CG iterations of five passes each, then the
@@ -231,20 +162,12 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
   private pendingRead: Promise<unknown> = Promise.resolve();
 
   static async create(model: Model, options: WebGpuImplicitOptions): Promise<WebGpuImplicitSimulation> {
+    resolveStepOptions(options);
     resolveImplicitOptions(options.integrator, options);
-    const acquired = await acquireDevice(options.device);
-    try {
-      return new WebGpuImplicitSimulation(
-        model,
-        options,
-        acquired.device,
-        acquired.owned,
-        acquired.adapterName,
-      );
-    } catch (error) {
-      if (acquired.owned) acquired.device.destroy();
-      throw error;
-    }
+    return withDevice(
+      options.device,
+      (device, owned, name) => new WebGpuImplicitSimulation(model, options, device, owned, name),
+    );
   }
 
   private constructor(
@@ -254,11 +177,7 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
     owned: boolean,
     adapterName: string,
   ) {
-    const h = options.dt;
-    if (typeof h !== 'number' || !Number.isFinite(h) || h <= 0)
-      throw new WeftInputError('dt', `must be a finite number > 0, got ${String(h)}`);
-    const rm = nonNegative('rayleighMass', options.rayleighMass);
-    const rk = nonNegative('rayleighStiffness', options.rayleighStiffness);
+    const { dt: h, rayleighMass: rm, rayleighStiffness: rk } = resolveStepOptions(options);
     const o = resolveImplicitOptions(options.integrator, options);
     const workgroupSize = options.workgroupSize ?? 64;
     if (

@@ -15,7 +15,8 @@ import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { advanceInChunks, requireFiniteState, requireStepCount } from '../common/state-check.ts';
 import type { SolverStats } from '../../integrators/implicit-options.ts';
-import { acquireDevice } from './device.ts';
+import { withDevice } from './device.ts';
+import { resolveMultistepOptions } from '../../integrators/options.ts';
 import { GpuStepperCore, placeWeights } from './webgpu-adaptive-stepper.ts';
 
 const { bashforth2: AB2, bashforth3: AB3, moulton3: AM3 } = ADAMS_WEIGHTS;
@@ -58,28 +59,12 @@ export class WebGpuMultistepSimulation implements GpuSimulation {
         'iterated Adams–Moulton runs on the CPU only; the GPU runs PECE (1)',
       );
     }
-    const dt = options.dt;
-    if (typeof dt !== 'number' || !Number.isFinite(dt) || dt <= 0)
-      throw new WeftInputError('dt', `must be a finite number > 0, got ${String(dt)}`);
-    const rayleighMass = options.rayleighMass ?? 0;
-    if (!Number.isFinite(rayleighMass) || rayleighMass < 0) {
-      throw new WeftInputError('rayleighMass', `must be a finite number ≥ 0, got ${String(rayleighMass)}`);
-    }
-    const acquired = await acquireDevice(options.device);
-    try {
-      return new WebGpuMultistepSimulation(
-        model,
-        options.integrator,
-        dt,
-        rayleighMass,
-        acquired.device,
-        acquired.owned,
-        acquired.adapterName,
-      );
-    } catch (error) {
-      if (acquired.owned) acquired.device.destroy();
-      throw error;
-    }
+    const { dt, rayleighMass } = resolveMultistepOptions(options);
+    return withDevice(
+      options.device,
+      (device, owned, name) =>
+        new WebGpuMultistepSimulation(model, options.integrator, dt, rayleighMass, device, owned, name),
+    );
   }
 
   private constructor(

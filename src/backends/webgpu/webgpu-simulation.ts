@@ -5,7 +5,7 @@ import { validateIntegrationOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
-import { acquireDevice } from './device.ts';
+import { withDevice } from './device.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
 import {
@@ -115,13 +115,10 @@ export class WebGpuSimulation implements GpuSimulation {
   /** Validates, acquires a device (or borrows the caller's), uploads the model and builds every pipeline. */
   static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
     validateIntegrationOptions(options);
-    const acquired = await acquireDevice(options.device);
-    try {
-      return new WebGpuSimulation(model, options, acquired.device, acquired.owned, acquired.adapterName);
-    } catch (error) {
-      if (acquired.owned) acquired.device.destroy();
-      throw error;
-    }
+    return withDevice(
+      options.device,
+      (device, owned, name) => new WebGpuSimulation(model, options, device, owned, name),
+    );
   }
 
   private constructor(
