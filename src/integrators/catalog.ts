@@ -31,6 +31,7 @@ export const INTEGRATORS = {
   ...family('adaptive', ADAPTIVE_INTEGRATORS),
 };
 export type IntegratorName = keyof typeof INTEGRATORS;
+/** The names of {@link INTEGRATORS}, in the README's order. */
 export const INTEGRATOR_NAMES = Object.keys(INTEGRATORS) as IntegratorName[];
 
 /** The integrators that take fixed steps (createSimulation, `step(n)`). */

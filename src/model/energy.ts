@@ -12,6 +12,10 @@ export interface Energy {
   total: number;
 }
 
+/**
+ * The mechanical energy of a state, J: kinetic Σ ½ m |v|², spring Σ ½ k (l − L)², gravitational
+ * Σ −m g·x. Fixed particles count (their v is 0). `positions` and `velocities` are xyz, [3n].
+ */
 export function energy(model: Model, positions: ArrayLike<number>, velocities: ArrayLike<number>): Energy {
   const [gx, gy, gz] = model.gravity;
   let kinetic = 0;
