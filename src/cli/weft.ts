@@ -293,24 +293,16 @@ async function demo(args: string[]): Promise<void> {
     shearStiffness: k,
     bendStiffness: k,
   });
+  const make = (on: 'cpu' | 'webgpu'): Promise<Simulation> =>
+    createSimulation(model, { backend: on, integrator, dt, ...solverOptions } as SimulationOptions);
   let simulation: Simulation;
   try {
-    simulation = await createSimulation(model, {
-      backend,
-      integrator,
-      dt,
-      ...solverOptions,
-    } as SimulationOptions);
+    simulation = await make(backend);
   } catch (error) {
     if (!(error instanceof WebGpuUnavailableError) || text('backend') === 'webgpu') throw error;
     process.stderr.write(`${error.message}\nFalling back to the CPU backend.\n`);
     backend = 'cpu';
-    simulation = await createSimulation(model, {
-      backend,
-      integrator,
-      dt,
-      ...solverOptions,
-    } as SimulationOptions);
+    simulation = await make(backend);
   }
   console.log(
     `Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`,

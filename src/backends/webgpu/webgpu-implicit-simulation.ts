@@ -1,6 +1,6 @@
 import { WeftInputError } from '../../core/errors.ts';
 import { accelerations as cpuAccelerations, springForces as cpuSpringForces } from '../cpu/passes.ts';
-import { rhsCoefficients, systemCoefficients } from '../../integrators/implicit-schemes.ts';
+import { NO_RHS_TERMS, rhsCoefficients, systemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type {
   ImplicitIntegratorName,
   ImplicitOptions,
@@ -338,16 +338,7 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
       ...rhsCoefficients(this.integrator, h, rm, rk, o),
     }));
     const forceOnly = uniform('forceCoefficients', 'RhsCoefficients', 'implicitRhs', {
-      ...rhsCoefficients(this.integrator, h, rm, rk, o),
-      ...{
-        extraScale: 0,
-        velocityMass: 0,
-        accelerationMass: 0,
-        velocityStiffness: 0,
-        accelerationStiffness: 0,
-        velocityDamping: 0,
-        accelerationDamping: 0,
-      },
+      ...NO_RHS_TERMS,
       forceScale: 1,
     });
     const scalarStep = Object.fromEntries(
