@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { kernels, type KernelName } from '../src/backends/webgpu/kernels.ts';
 import { structBytes } from '../src/backends/webgpu/layout.ts';
+import { scalarModeValue } from '../src/backends/webgpu/webgpu-implicit-simulation.ts';
 
 // Pins the byte layouts that the host writes from reflection. If a WGSL struct changes, this
 // test says what moved; the host code follows the reflection and needs no edit.
@@ -77,4 +78,17 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
       }),
     ).toThrow(/extra/);
   });
+});
+
+test('the scalar kernel’s modes are read from its WGSL constants, one distinct number each', () => {
+  const constants = kernels().solverScalars.constants;
+  // Read from shaders/solver-scalars.wgsl's text here, independently of the reflection's regex.
+  const source = kernels().solverScalars.code;
+  const names = [...source.matchAll(/^const (\w+): u32 = (\d+)u;/gm)].map((m) => [m[1], Number(m[2])]);
+  expect(names.length).toBeGreaterThanOrEqual(11);
+  for (const [name, value] of names) expect(constants.get(name as string)).toBe(value);
+  expect(new Set(names.map(([, value]) => value)).size).toBe(names.length);
+  expect(scalarModeValue('cgStart')).toBe(constants.get('CG_START'));
+  expect(scalarModeValue('backwardEulerCheck')).toBe(constants.get('BACKWARD_EULER_CHECK'));
+  expect(scalarModeValue('stepEnd')).toBe(constants.get('STEP_END'));
 });

@@ -30,6 +30,8 @@ export interface KernelLayout {
   readonly entryPoint: string;
   readonly bindings: ReadonlyMap<string, BindingLayout>;
   readonly structs: ReadonlyMap<string, StructLayout>;
+  /** Module-scope `const NAME: u32 = Nu;` declarations (mode numbers the host must use). */
+  readonly constants: ReadonlyMap<string, number>;
 }
 
 function typeName(type: TypeInfo): string {
@@ -78,6 +80,10 @@ export function reflectKernel(code: string): KernelLayout {
     entryPoint: entry[0]!.name,
     bindings,
     structs: new Map(reflect.structs.map((s) => [s.name, structLayout(s)])),
+    // wgsl_reflect keeps constant values only in a private field: read the u32 ones directly.
+    constants: new Map(
+      [...code.matchAll(/^const\s+(\w+)\s*:\s*u32\s*=\s*(\d+)u\s*;/gm)].map((m) => [m[1]!, Number(m[2])]),
+    ),
   };
 }
 

@@ -91,20 +91,32 @@ function vec4ToXyz(data: Float32Array, n: number): Float64Array {
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
 
-const SCALAR_MODES = {
-  cgStart: 0,
-  cgAlpha: 1,
-  cgBeta: 2,
-  jacobi: 3,
-  solveEnd: 4,
-  backwardEulerCheck: 5,
-  backwardEulerNorms: 6,
-  stepBegin: 7,
-  variationalNorms: 8,
-  variationalCheck: 9,
-  stepEnd: 10,
-} as const;
-type ScalarMode = keyof typeof SCALAR_MODES;
+/**
+ * What the scalar kernel (shaders/solver-scalars.wgsl) can be asked to do. The numbers are the
+ * WGSL's own `const CG_START: u32 = 0u;` … declarations, read from its source, never copied here.
+ */
+const SCALAR_MODE_NAMES = [
+  'cgStart',
+  'cgAlpha',
+  'cgBeta',
+  'jacobi',
+  'solveEnd',
+  'backwardEulerCheck',
+  'backwardEulerNorms',
+  'stepBegin',
+  'variationalNorms',
+  'variationalCheck',
+  'stepEnd',
+] as const;
+type ScalarMode = (typeof SCALAR_MODE_NAMES)[number];
+
+/** The WGSL value of a scalar mode (cgStart → CG_START). */
+export function scalarModeValue(name: ScalarMode): number {
+  const wgslName = name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+  const value = kernels().solverScalars.constants.get(wgslName);
+  if (value === undefined) throw new Error(`shaders/solver-scalars.wgsl declares no const ${wgslName}`);
+  return value;
+}
 
 type Dispatch =
   | { kind: 'direct'; pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; threads: number }
@@ -342,9 +354,9 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
       forceScale: 1,
     });
     const scalarStep = Object.fromEntries(
-      Object.entries(SCALAR_MODES).map(([name, mode]) => [
+      SCALAR_MODE_NAMES.map((name) => [
         name,
-        uniform(`scalar.${name}`, 'ScalarStep', 'solverScalars', { mode }),
+        uniform(`scalar.${name}`, 'ScalarStep', 'solverScalars', { mode: scalarModeValue(name) }),
       ]),
     ) as Record<ScalarMode, GPUBuffer>;
 
