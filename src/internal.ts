@@ -5,7 +5,7 @@
 export * from './index.ts';
 export { FIXED_STEP_INTEGRATOR_NAMES } from './integrators/catalog.ts';
 export { AdaptiveSimulation } from './simulation/adaptive-simulation.ts';
-export { CpuMultistepSimulation } from './backends/cpu/multistep.ts';
+export { CpuMultistepSimulation } from './backends/cpu/cpu-simulation.ts';
 export {
   ADAPTIVE_INTEGRATORS,
   ADAPTIVE_INTEGRATOR_NAMES,

@@ -6,7 +6,7 @@
  * iterations and non-convergence.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuMultistepSimulation } from '../src/backends/cpu/multistep.ts';
+import { CpuMultistepSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import {
   MULTISTEP_INTEGRATORS,
   type MultistepIntegratorName,
@@ -147,8 +147,8 @@ describe('cost and corrector statistics', () => {
     expect(stats.lastCorrection).toBeGreaterThan(1);
     expect(stats.maxCorrectorIterationsInStep).toBe(20);
     const solver = await unstable.readSolverStats();
-    expect(solver.unconvergedSteps).toBe(3);
-    expect(solver.newtonIterations).toBe(60);
+    expect(solver!.unconvergedSteps).toBe(3);
+    expect(solver!.newtonIterations).toBe(60);
   });
 
   test('implicit Heun (trapezoidal) converges up to h ω < 2, not beyond', () => {

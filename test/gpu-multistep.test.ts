@@ -1,6 +1,6 @@
 /**
  * Adams–Bashforth 2/3 and the Adams–Moulton PECE predictor–corrector on WebGPU (Node, Dawn) against
- * the CPU float32 path (src/backends/cpu/multistep.ts), including the RK4 start-up steps, inside error
+ * the CPU float32 path (src/backends/cpu/cpu-simulation.ts), including the RK4 start-up steps, inside error
  * scopes; and the fixed-point predictor–correctors refused on WebGPU with the field named.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';

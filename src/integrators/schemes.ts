@@ -166,3 +166,24 @@ export interface IntegrationOptions {
    */
   rayleighStiffness?: number;
 }
+
+/** Coefficients of one stage of the Runge–Kutta stage kernel (shaders/runge-kutta-stage.wgsl). */
+export interface RungeKuttaStageCoefficients {
+  /** c_{i+1} h, s. */
+  stageStep: number;
+  /** b_i h, s. */
+  weight: number;
+  isFirst: boolean;
+  isLast: boolean;
+}
+
+/** The stage coefficients of a Runge–Kutta plan (empty for a symplectic plan). */
+export function rungeKuttaStages(plan: StepPlan, h: number): RungeKuttaStageCoefficients[] {
+  if (plan.kind !== 'runge-kutta') return [];
+  return plan.weights.map((weight, i) => ({
+    stageStep: (plan.stageOffsets[i] ?? 0) * h,
+    weight: weight * h,
+    isFirst: i === 0,
+    isLast: i === plan.weights.length - 1,
+  }));
+}

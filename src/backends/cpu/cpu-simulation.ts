@@ -1,17 +1,24 @@
-import { planStep, type IntegrationOptions, type StepPlan } from '../../integrators/schemes.ts';
-import { resolveStepOptions, validateIntegrationOptions } from '../../integrators/options.ts';
-import type { Model } from '../../model/model.ts';
-import type { Simulation, SimulationState } from '../common/simulation-types.ts';
-import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
+/**
+ * The CPU reference simulation of every program-driven integrator (explicit and multistep): the
+ * scheme's program (src/integrators/programs.ts) run by the CPU executor, float64 or float32
+ * storage. `CpuSimulation` and `CpuMultistepSimulation` only validate options and build programs.
+ */
+import type { SolverStats } from '../../integrators/implicit-options.ts';
+import type { MultistepOptions, MultistepStats } from '../../integrators/adaptive-options.ts';
+import { MULTISTEP_INTEGRATOR_NAMES, MULTISTEP_INTEGRATORS } from '../../integrators/multistep.ts';
 import {
-  accelerations,
-  rungeKuttaStage,
-  springForces,
-  symplecticUpdate,
-  type RealArray,
-  type RungeKuttaBuffers,
-  type RungeKuttaStage,
-} from './passes.ts';
+  resolveMultistepOptions,
+  resolveStepOptions,
+  validateIntegrationOptions,
+} from '../../integrators/options.ts';
+import type { Program } from '../../integrators/program.ts';
+import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
+import type { IntegrationOptions } from '../../integrators/schemes.ts';
+import type { Model } from '../../model/model.ts';
+import { WeftInputError } from '../../core/errors.ts';
+import type { Simulation, SimulationState } from '../common/simulation-types.ts';
+import { advanceInChunks, requireFiniteState, requireStepCount } from '../common/state-check.ts';
+import { CpuExecutor } from './executor.ts';
 
 /** Options of the CPU reference path. */
 export interface CpuSimulationOptions extends IntegrationOptions {
@@ -23,45 +30,26 @@ export interface CpuSimulationOptions extends IntegrationOptions {
   precision?: 'f64' | 'f32';
 }
 
-/** The CPU reference path: the same passes as the GPU, in TypeScript. */
-export class CpuSimulation implements Simulation {
-  readonly backend = 'cpu';
-  readonly integrator;
-  readonly dt: number;
-  readonly model: Model;
-  readonly description: string;
-  readonly precision: 'f64' | 'f32';
-  private steps = 0;
-  private readonly plan: StepPlan;
-  private readonly buffers: RungeKuttaBuffers;
-  private readonly springForce: RealArray;
-  private readonly stages: RungeKuttaStage[];
+const describe = (precision: 'f64' | 'f32'): string =>
+  `CPU (TypeScript, ${precision === 'f64' ? 'float64' : 'float32 storage'})`;
 
-  constructor(model: Model, options: CpuSimulationOptions) {
-    const valid = validateIntegrationOptions(options);
-    const { precision } = resolveStepOptions(options);
-    this.model = model;
-    this.integrator = valid.integrator;
-    this.dt = valid.dt;
-    this.precision = precision;
-    this.description = `CPU (TypeScript, ${precision === 'f64' ? 'float64' : 'float32 storage'})`;
-    this.plan = planStep(valid.integrator, valid.dt, valid.rayleighMass);
-    const real = (length: number): RealArray =>
-      precision === 'f64' ? new Float64Array(length) : new Float32Array(length);
-    const n3 = 3 * model.particleCount;
-    this.buffers = {
-      positions: real(n3),
-      velocities: real(n3),
-      stagePositions: real(n3),
-      stageVelocities: real(n3),
-      accelerations: real(n3),
-      sumPositions: real(n3),
-      sumVelocities: real(n3),
-    };
-    this.buffers.positions.set(model.particlePositions);
-    this.buffers.velocities.set(model.particleVelocities);
-    this.springForce = real(3 * model.springCount);
-    this.stages = rungeKuttaStages(this.plan, valid.dt);
+/** A program run step by step on the CPU. */
+export class CpuProgramSimulation implements Simulation {
+  readonly backend = 'cpu';
+  private readonly executor: CpuExecutor;
+  private steps = 0;
+  private startupSteps = 0;
+
+  protected constructor(
+    readonly model: Model,
+    readonly integrator: Simulation['integrator'],
+    readonly dt: number,
+    readonly precision: 'f64' | 'f32',
+    readonly description: string,
+    private readonly program: Program,
+  ) {
+    this.executor = new CpuExecutor(model, program, precision);
+    this.executor.run(program.setup, dt);
   }
 
   get stepCount(): number {
@@ -70,40 +58,13 @@ export class CpuSimulation implements Simulation {
 
   step(steps = 1): void {
     requireStepCount(steps);
-    const { model, buffers: b, plan } = this;
     for (let n = 0; n < steps; n++) {
-      if (plan.kind === 'symplectic') {
-        this.evaluate(b.positions, b.velocities);
-        symplecticUpdate(
-          model.particleCount,
-          b.positions,
-          b.velocities,
-          b.accelerations,
-          this.dt,
-          plan.velocityScale,
-          plan.accelerationScale,
-        );
-      } else {
-        for (const stage of this.stages) {
-          if (stage.isFirst) this.evaluate(b.positions, b.velocities);
-          else this.evaluate(b.stagePositions, b.stageVelocities);
-          rungeKuttaStage(model.particleCount, b, stage);
-        }
-      }
+      if (this.steps < this.program.startupSteps) {
+        this.executor.run(this.program.startup, this.dt);
+        this.startupSteps++;
+      } else this.executor.run(this.program.step, this.dt);
+      this.steps++;
     }
-    this.steps += steps;
-  }
-
-  /** a(x, v) into `accelerations`: the spring pass, then the gather pass. */
-  private evaluate(positions: RealArray, velocities: RealArray): void {
-    springForces(this.model, positions, velocities, this.springForce);
-    accelerations(
-      this.model,
-      this.springForce,
-      velocities,
-      this.plan.rayleighMass,
-      this.buffers.accelerations,
-    );
   }
 
   advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
@@ -118,25 +79,75 @@ export class CpuSimulation implements Simulation {
     return requireFiniteState({
       step: this.steps,
       time: this.steps * this.dt,
-      positions: Float64Array.from(this.buffers.positions),
-      velocities: Float64Array.from(this.buffers.velocities),
+      positions: Float64Array.from(this.executor.vector('x')),
+      velocities: Float64Array.from(this.executor.vector('v')),
     });
   }
 
-  readSolverStats(): Promise<null> {
-    return Promise.resolve(null);
+  /** Steps, RK4 starting steps, evaluations of a(x, v) and the corrector's statistics. */
+  readMultistepStats(): MultistepStats {
+    return {
+      steps: this.steps,
+      startupSteps: this.startupSteps,
+      derivativeEvaluations: this.executor.evaluations,
+      ...this.executor.corrector,
+    };
+  }
+
+  /**
+   * Multistep integrators: the statistics in the implicit integrators' shape, `newtonIterations`
+   * holding the corrector (fixed-point) iterations; explicit integrators: null.
+   */
+  async readSolverStats(): Promise<SolverStats | null> {
+    if (this.program.rings['Fv'] === undefined) return null;
+    const s = this.readMultistepStats();
+    return {
+      steps: s.steps,
+      linearSolves: 0,
+      linearIterations: 0,
+      maxLinearIterations: 0,
+      lastResidual: 0,
+      maxResidual: 0,
+      unconvergedSolves: 0,
+      newtonIterations: s.correctorIterations,
+      unconvergedSteps: s.unconvergedSteps,
+      converged: s.converged,
+    };
   }
 
   destroy(): void {}
 }
 
-/** The stage coefficients of a Runge–Kutta plan (empty for a symplectic plan). */
-export function rungeKuttaStages(plan: StepPlan, h: number): RungeKuttaStage[] {
-  if (plan.kind !== 'runge-kutta') return [];
-  return plan.weights.map((weight, i) => ({
-    stageStep: (plan.stageOffsets[i] ?? 0) * h,
-    weight: weight * h,
-    isFirst: i === 0,
-    isLast: i === plan.weights.length - 1,
-  }));
+/** The explicit integrators on the CPU (the reference of the WebGPU path). */
+export class CpuSimulation extends CpuProgramSimulation {
+  constructor(model: Model, options: CpuSimulationOptions) {
+    const valid = validateIntegrationOptions(options);
+    const { precision } = resolveStepOptions(options);
+    const program = explicitProgram(valid.integrator, valid.rayleighMass);
+    super(model, valid.integrator, valid.dt, precision, describe(precision), program);
+  }
+}
+
+/**
+ * Fixed-step multistep integrators on the CPU. Orders (global, measured in
+ * test/adaptive-multistep.test.ts): adams-bashforth-2 2, adams-bashforth-3 3, adams-moulton-pc 3
+ * (AB3 predictor, AM order-3 corrector; PECE keeps the corrector's order), heun-implicit 2,
+ * implicit-euler-pc 1. Stability: the Adams–Bashforth methods are only conditionally stable (AB2
+ * is weakly unstable on an undamped oscillator at every h); the fixed-point corrector of
+ * heun-implicit and implicit-euler-pc converges only for h ω ≲ 1, so they are no use on stiff
+ * systems (there, use velocity-implicit-euler or the Newton/CG integrators).
+ */
+export class CpuMultistepSimulation extends CpuProgramSimulation {
+  constructor(model: Model, options: MultistepOptions) {
+    if (!MULTISTEP_INTEGRATOR_NAMES.includes(options.integrator))
+      throw new WeftInputError(
+        'integrator',
+        `unknown multistep integrator '${String(options.integrator)}' (known: ${MULTISTEP_INTEGRATOR_NAMES.join(', ')})`,
+      );
+    const o = resolveMultistepOptions(options);
+    const name = options.integrator;
+    const program = multistepProgram(name, o.rayleighMass, o.correctorTolerance, o.maxCorrectorIterations);
+    const description = `${describe(o.precision)}, ${name} (order ${MULTISTEP_INTEGRATORS[name].order})`;
+    super(model, name, o.dt, o.precision, description, program);
+  }
 }

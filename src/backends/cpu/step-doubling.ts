@@ -14,10 +14,11 @@
  * Cost per attempt: the evaluation at y_n is shared by the full and the first half step, so an
  * s-stage scheme costs 3s − 1 evaluations (Euler 2, Heun 5, RK4 11).
  */
-import { rungeKuttaStages } from './cpu-simulation.ts';
+
 import { rungeKuttaStage, symplecticUpdate, type RealArray, type RungeKuttaBuffers } from './passes.ts';
 import {
   planStep,
+  rungeKuttaStages,
   STEP_DOUBLING_ORDER,
   type ExplicitIntegratorName,
   type StepPlan,

@@ -1,6 +1,6 @@
 /**
  * Adams–Bashforth 2/3 and the Adams–Moulton PECE predictor–corrector on WebGPU, the passes of
- * src/backends/cpu/multistep.ts (CPU mirror): the spring and gather kernels for F = (v, a(x, v)), and
+ * src/backends/cpu/cpu-simulation.ts (CPU mirror): the spring and gather kernels for F = (v, a(x, v)), and
  * the stage-combination kernel y₊ = y + h Σ β_j F_{n−j} over a ring of stored derivatives. The RK4
  * starter is the same combination kernel with the RK4 tableau. No readback: a step is a fixed list
  * of passes. The fixed-point predictor–correctors (heun-implicit, implicit-euler-pc) and iterated

@@ -1,6 +1,11 @@
 import { WeftInputError } from '../../core/errors.ts';
-import { rungeKuttaStages } from '../cpu/cpu-simulation.ts';
-import { planStep, type IntegrationOptions, type StepPlan } from '../../integrators/schemes.ts';
+
+import {
+  planStep,
+  rungeKuttaStages,
+  type IntegrationOptions,
+  type StepPlan,
+} from '../../integrators/schemes.ts';
 import { validateIntegrationOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';

@@ -1,0 +1,161 @@
+/**
+ * The CPU executor: interprets a program (src/integrators/program.ts) over named particle
+ * vectors in float64, or float32 storage (arithmetic between stores is float64, stores round as
+ * the GPU's do). `eval` is the spring and gather passes of passes.ts, which mirror the WGSL.
+ */
+import type { Model } from '../../model/model.ts';
+import {
+  coefficientAt,
+  parseRingEntry,
+  vectorNames,
+  type Corrector,
+  type Op,
+  type Program,
+} from '../../integrators/program.ts';
+import type { RealArray } from '../common/stepper.ts';
+import { errorNorm } from './error-norm.ts';
+import { accelerations, springForces } from './passes.ts';
+
+/** Statistics of the corrector (zeros for schemes without one). */
+export interface CorrectorStats {
+  correctorIterations: number;
+  maxCorrectorIterationsInStep: number;
+  unconvergedSteps: number;
+  converged: boolean;
+  lastCorrection: number;
+}
+
+export class CpuExecutor {
+  /** Evaluations of a(x, v) so far. */
+  evaluations = 0;
+  readonly corrector: CorrectorStats = {
+    correctorIterations: 0,
+    maxCorrectorIterationsInStep: 0,
+    unconvergedSteps: 0,
+    converged: true,
+    lastCorrection: 0,
+  };
+  private readonly vectors = new Map<string, RealArray>();
+  /** Physical slot of entry @0 of each ring. */
+  private readonly heads = new Map<string, number>();
+  private readonly springForce: RealArray;
+  private h = 0;
+
+  constructor(
+    private readonly model: Model,
+    private readonly program: Program,
+    precision: 'f64' | 'f32',
+  ) {
+    const real = (length: number): RealArray =>
+      precision === 'f64' ? new Float64Array(length) : new Float32Array(length);
+    const n3 = 3 * model.particleCount;
+    for (const name of vectorNames(program)) {
+      const entry = parseRingEntry(name);
+      if (!entry) this.vectors.set(name, real(n3));
+    }
+    for (const [ring, length] of Object.entries(program.rings)) {
+      this.heads.set(ring, 0);
+      for (let slot = 0; slot < length; slot++) this.vectors.set(`${ring}#${slot}`, real(n3));
+    }
+    this.vector('x').set(model.particlePositions);
+    this.vector('v').set(model.particleVelocities);
+    this.springForce = real(3 * model.springCount);
+  }
+
+  /** The storage of a vector name (ring entries resolved to their current slot). */
+  vector(name: string): RealArray {
+    const entry = parseRingEntry(name);
+    const key = entry
+      ? `${entry.ring}#${(this.heads.get(entry.ring)! + entry.back) % this.program.rings[entry.ring]!}`
+      : name;
+    const found = this.vectors.get(key);
+    if (!found) throw new Error(`program vector '${name}' was not allocated`);
+    return found;
+  }
+
+  /** Runs `ops` with step h. */
+  run(ops: readonly Op[], h: number): void {
+    this.h = h;
+    for (const op of ops) this.apply(op);
+  }
+
+  private apply(op: Op): void {
+    switch (op.op) {
+      case 'eval':
+        springForces(this.model, this.vector(op.x), this.vector(op.v), this.springForce);
+        accelerations(this.model, this.springForce, this.vector(op.v), op.rayleighMass, this.vector(op.a));
+        this.evaluations++;
+        return;
+      case 'combine':
+        return this.combine(op.outputs);
+      case 'rotate': {
+        const length = this.program.rings[op.ring]!;
+        this.heads.set(op.ring, (this.heads.get(op.ring)! + length - 1) % length);
+        return;
+      }
+      case 'correct':
+        return this.correct(this.program.corrector!);
+    }
+  }
+
+  /** Every output from the old values, then written: an output may alias one of its terms. */
+  private combine(outputs: Extract<Op, { op: 'combine' }>['outputs']): void {
+    const n3 = 3 * this.model.particleCount;
+    const results = outputs.map((out) => {
+      const terms = out.terms
+        .map(([c, name]) => [coefficientAt(c, this.h), this.vector(name)] as const)
+        .filter(([c]) => c !== 0);
+      const sum = new Float64Array(n3);
+      for (const [c, values] of terms) for (let k = 0; k < n3; k++) sum[k] = sum[k]! + c * values[k]!;
+      return sum;
+    });
+    outputs.forEach((out, i) => this.vector(out.to).set(results[i]!));
+  }
+
+  /**
+   * Fixed-point sweeps of the corrector body until the scaled max-norm of the change is ≤ 1, or
+   * `maxIterations` sweeps (src/integrators/program.ts, Corrector).
+   */
+  private correct(c: Corrector): void {
+    const tol = {
+      relative: c.tolerance,
+      absolutePosition: c.tolerance,
+      absoluteVelocity: c.tolerance,
+      positionWeight: 1,
+      velocityWeight: 1,
+      norm: 'max' as const,
+    };
+    const [x, v, xNext, vNext] = ['pc.x', 'pc.v', 'pc.xNext', 'pc.vNext'].map((n) => this.vector(n)) as [
+      RealArray,
+      RealArray,
+      RealArray,
+      RealArray,
+    ];
+    const change = { positions: new Float64Array(x.length), velocities: new Float64Array(v.length) };
+    const state = { positions: this.vector('x'), velocities: this.vector('v') };
+    let converged = !c.check;
+    let iterations = 0;
+    let norm = 0;
+    for (let k = 0; k < c.maxIterations; k++) {
+      for (const op of c.body) this.apply(op);
+      iterations++;
+      for (let i = 0; i < x.length; i++) {
+        change.positions[i] = xNext[i]! - x[i]!;
+        change.velocities[i] = vNext[i]! - v[i]!;
+      }
+      x.set(xNext);
+      v.set(vNext);
+      norm = errorNorm(this.model, change, state, { positions: x, velocities: v }, tol);
+      if (c.check && norm <= 1) {
+        converged = true;
+        break;
+      }
+    }
+    const s = this.corrector;
+    s.correctorIterations += iterations;
+    s.maxCorrectorIterationsInStep = Math.max(s.maxCorrectorIterationsInStep, iterations);
+    s.lastCorrection = norm;
+    s.converged = converged;
+    if (!converged) s.unconvergedSteps++;
+  }
+}
