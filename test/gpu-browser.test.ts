@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
-import { GPU_MULTISTEP } from '../src/backends/webgpu/webgpu-multistep-simulation.ts';
+import { GPU_MULTISTEP } from '../src/backends/webgpu/webgpu-simulation.ts';
 import { startBrowserSession, stopBrowserSession, type BrowserSession } from './browser/chromium.ts';
 import type {} from './browser/harness-api.ts';
 import { expectClose } from './helpers/expect-close.ts';

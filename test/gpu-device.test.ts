@@ -7,7 +7,7 @@ import {
   WeftInputError,
 } from '../src/index.ts';
 import { acquireDevice } from '../src/backends/webgpu/device.ts';
-import { checkDeviceFits } from '../src/backends/webgpu/webgpu-simulation.ts';
+import { checkDeviceFits } from '../src/backends/webgpu/device-fits.ts';
 
 // Device ownership, size limits and divergence on the WebGPU path, in Node through Dawn.
 let device: GPUDevice;

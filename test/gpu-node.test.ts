@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createModel, createSimulation } from '../src/index.ts';
 import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
-import { GPU_MULTISTEP } from '../src/backends/webgpu/webgpu-multistep-simulation.ts';
+import { GPU_MULTISTEP } from '../src/backends/webgpu/webgpu-simulation.ts';
 import { acquireDevice } from '../src/backends/webgpu/device.ts';
 import {
   RAYLEIGH_INTEGRATORS,

@@ -15,7 +15,6 @@ import { validateOptions } from '../integrators/options.ts';
 import type { GpuSimulation, Simulation } from '../backends/common/simulation-types.ts';
 import { WebGpuImplicitSimulation } from '../backends/webgpu/webgpu-implicit-simulation.ts';
 import { WebGpuSimulation } from '../backends/webgpu/webgpu-simulation.ts';
-import { WebGpuMultistepSimulation } from '../backends/webgpu/webgpu-multistep-simulation.ts';
 
 /** Options of {@link createSimulation}. Units are SI; each has a default unless marked required. */
 export interface SimulationOptions extends ImplicitOptions {
@@ -75,7 +74,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
   validateOptions(options, integrator, backend);
   if (isMultistep(integrator)) {
     return backend === 'webgpu'
-      ? WebGpuMultistepSimulation.create(model, { ...options, integrator })
+      ? WebGpuSimulation.create(model, { ...options, integrator })
       : new CpuMultistepSimulation(model, { ...options, integrator });
   }
   if (isImplicit(integrator)) {

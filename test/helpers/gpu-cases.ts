@@ -3,7 +3,7 @@
  * the browser harness (test/browser/gpu-harness.ts, served by Vite). No vitest and no Node APIs
  * here: this file runs in both places.
  */
-import type { GPU_MULTISTEP } from '../../src/backends/webgpu/webgpu-multistep-simulation.ts';
+import type { GPU_MULTISTEP } from '../../src/backends/webgpu/webgpu-simulation.ts';
 import {
   buildCloth,
   createModel,

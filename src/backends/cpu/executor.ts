@@ -106,7 +106,9 @@ export class CpuExecutor {
         .map(([c, name]) => [coefficientAt(c, this.h), this.vector(name)] as const)
         .filter(([c]) => c !== 0);
       const sum = new Float64Array(n3);
-      for (const [c, values] of terms) for (let k = 0; k < n3; k++) sum[k] = sum[k]! + c * values[k]!;
+      // Last term first, as shaders/program-combine.wgsl sums.
+      for (const [c, values] of terms.reverse())
+        for (let k = 0; k < n3; k++) sum[k] = sum[k]! + c * values[k]!;
       return sum;
     });
     outputs.forEach((out, i) => this.vector(out.to).set(results[i]!));

@@ -20,6 +20,10 @@ import variationalFinish from '../../../shaders/variational-finish.wgsl?raw';
 import copy from '../../../shaders/copy.wgsl?raw';
 import stageCombination from '../../../shaders/stage-combination.wgsl?raw';
 import errorNorm from '../../../shaders/error-norm.wgsl?raw';
+import programVectors from '../../../shaders/program-vectors.wgsl?raw';
+import programForces from '../../../shaders/program-forces.wgsl?raw';
+import programGather from '../../../shaders/program-gather.wgsl?raw';
+import programCombine from '../../../shaders/program-combine.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -46,17 +50,26 @@ const IMPLICIT = {
   variationalFinish,
 };
 
-export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT;
+const PROGRAM = { programForces, programGather, programCombine };
+
+export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
-/** Every kernel with common.wgsl (and, for the implicit ones, implicit-common.wgsl) prepended. */
+/**
+ * Every kernel with common.wgsl prepended, and implicit-common.wgsl (implicit kernels) or
+ * program-vectors.wgsl (the program executor's kernels).
+ */
 export function kernels(): Record<KernelName, KernelLayout> {
   reflected ??= Object.fromEntries([
     ...Object.entries(EXPLICIT).map(([name, source]) => [name, reflectKernel(`${common}\n${source}`)]),
     ...Object.entries(IMPLICIT).map(([name, source]) => [
       name,
       reflectKernel(`${common}\n${implicitCommon}\n${source}`),
+    ]),
+    ...Object.entries(PROGRAM).map(([name, source]) => [
+      name,
+      reflectKernel(`${common}\n${programVectors}\n${source}`),
     ]),
   ]) as Record<KernelName, KernelLayout>;
   return reflected;

@@ -19,7 +19,7 @@ import type { Model } from '../../model/model.ts';
 import { bindByName, dispatchSize, pipeline, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
-import { checkDeviceFits } from './webgpu-simulation.ts';
+import { checkDeviceFits } from './device-fits.ts';
 
 interface Pair {
   positions: GPUBuffer;

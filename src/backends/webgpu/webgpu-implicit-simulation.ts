@@ -23,7 +23,7 @@ import {
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
-import { checkDeviceFits } from './webgpu-simulation.ts';
+import { checkDeviceFits } from './device-fits.ts';
 
 /** Options of the implicit WebGPU path. */
 export interface WebGpuImplicitOptions extends ImplicitOptions {

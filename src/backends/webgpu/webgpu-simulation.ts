@@ -1,277 +1,123 @@
+/**
+ * The explicit and multistep integrators on WebGPU: the scheme's program (src/integrators/
+ * programs.ts, the same one the CPU reference interprets) compiled by the WebGPU executor, every
+ * step of a `step(n)` encoded into one compute pass per submission, no readback until
+ * {@link readState}. `positions` is a `STORAGE | VERTEX` buffer of vec4<f32> (w = 1): a render
+ * pipeline can draw from it directly.
+ */
 import { WeftInputError } from '../../core/errors.ts';
-
-import {
-  planStep,
-  rungeKuttaStages,
-  type IntegrationOptions,
-  type StepPlan,
-} from '../../integrators/schemes.ts';
-import { validateIntegrationOptions } from '../../integrators/options.ts';
+import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
+import type { SolverStats } from '../../integrators/implicit-options.ts';
+import { isMultistep } from '../../integrators/catalog.ts';
+import { resolveMultistepOptions, validateIntegrationOptions } from '../../integrators/options.ts';
+import type { Program } from '../../integrators/program.ts';
+import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
+import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
-import { kernels, type KernelName } from './kernels.ts';
-import { structBytes } from './layout.ts';
-import {
-  bindByName,
-  bufferFactory,
-  dispatchSize,
-  pipeline,
-  springBytes,
-  VEC4_BYTES,
-  vec4Bytes,
-} from './gpu-common.ts';
+import { checkDeviceFits } from './device-fits.ts';
+import { WebGpuExecutor } from './executor.ts';
+import { VEC4_BYTES } from './gpu-common.ts';
+
+/** The multistep integrators the GPU runs (the others iterate a corrector to a tolerance). */
+export const GPU_MULTISTEP = ['adams-bashforth-2', 'adams-bashforth-3', 'adams-moulton-pc'] as const;
 
 /** Options of the WebGPU path. */
-export interface WebGpuSimulationOptions extends IntegrationOptions {
+export interface WebGpuSimulationOptions extends Omit<IntegrationOptions, 'integrator'> {
+  integrator: ExplicitIntegratorName | MultistepIntegratorName;
   /** A device of the caller's (borrowed, never destroyed). Default: Weft requests one. */
   device?: GPUDevice;
   /** Threads per workgroup of every kernel. Default 64; at most the device's limit. */
   workgroupSize?: number;
   /** Steps encoded into one command buffer before it is submitted. Default 64. */
   stepsPerSubmit?: number;
+  correctorTolerance?: number;
+  maxCorrectorIterations?: number;
 }
 
-/**
- * Checks that a model fits the device before anything is allocated, naming what does not fit.
- */
-export function checkDeviceFits(
-  model: Model,
-  limits: GPUSupportedLimits,
-  workgroupSize: number,
-  implicit = false,
-): void {
-  const layouts = kernels();
-  const springStride = layouts.springForces.bindings.get('springs')!.stride;
-  const arrays: [string, number][] = [
-    ['particles (vec4 per particle)', model.particleCount * VEC4_BYTES],
-    ['springs (Spring structs)', model.springCount * springStride],
-    ['springs (forces, vec4 per spring)', model.springCount * VEC4_BYTES],
-    ['springs (incidence list)', model.incidence.entries.length * 4],
-  ];
-  if (implicit) {
-    const stateStride = layouts.springJacobians.bindings.get('springStates')!.stride;
-    arrays.push(
-      ['springs (SpringState structs)', model.springCount * stateStride],
-      [
-        'springs (incidence with other endpoints)',
-        (model.particleCount + 1 + 2 * model.incidence.entries.length) * 4,
-      ],
-      ['particles (3×3 inverse diagonal blocks)', 2 * model.particleCount * VEC4_BYTES],
-    );
+/** The scheme's program and step, options checked (before a device is requested). */
+function programOf(options: WebGpuSimulationOptions): { program: Program; dt: number } {
+  if (!isMultistep(options.integrator)) {
+    const valid = validateIntegrationOptions(options as IntegrationOptions);
+    return { program: explicitProgram(valid.integrator, valid.rayleighMass), dt: valid.dt };
   }
-  const maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
-  for (const [what, bytes] of arrays) {
-    if (bytes > maxBinding) {
-      throw new WeftInputError(
-        'model',
-        `too large for this device: ${what} needs ${bytes} bytes, the device allows ${maxBinding} per storage buffer`,
-      );
-    }
-  }
-  const maxWorkgroupSize = Math.min(
-    limits.maxComputeWorkgroupSizeX,
-    limits.maxComputeInvocationsPerWorkgroup,
-  );
-  if (workgroupSize > maxWorkgroupSize) {
+  const name = options.integrator;
+  if (!(GPU_MULTISTEP as readonly string[]).includes(name))
     throw new WeftInputError(
-      'workgroupSize',
-      `${workgroupSize} exceeds the device's limit of ${maxWorkgroupSize} (maxComputeWorkgroupSizeX ${limits.maxComputeWorkgroupSizeX}, maxComputeInvocationsPerWorkgroup ${limits.maxComputeInvocationsPerWorkgroup})`,
+      'backend',
+      `'${name}' runs on the CPU only so far (its corrector needs a convergence check per iteration)`,
     );
-  }
-  const groups = Math.ceil(Math.max(model.particleCount, model.springCount) / workgroupSize);
-  const maxGroups = limits.maxComputeWorkgroupsPerDimension;
-  if (groups > maxGroups * maxGroups) {
+  const o = resolveMultistepOptions(options as MultistepOptions);
+  if (name === 'adams-moulton-pc' && o.maxCorrectorIterations !== 1)
     throw new WeftInputError(
-      'model',
-      `too large for this device: ${groups} workgroups exceed ${maxGroups}² per dispatch`,
+      'maxCorrectorIterations',
+      'iterated Adams–Moulton runs on the CPU only; the GPU runs PECE (1)',
     );
-  }
+  return { program: multistepProgram(name, o.rayleighMass, o.correctorTolerance, 1), dt: o.dt };
 }
 
-/**
- * The WebGPU path: the passes of src/backends/cpu/passes.ts as WGSL kernels, every step of a `step(n)`
- * encoded into one compute pass per submission, no readback until {@link readState}.
- *
- * `positions` is a `STORAGE | VERTEX` buffer of vec4<f32> (w = 1): a render pipeline can draw
- * from it directly.
- */
+function positiveInteger(field: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new WeftInputError(field, `must be a positive integer, got ${v}`);
+  return v;
+}
+
 export class WebGpuSimulation implements GpuSimulation {
   readonly backend = 'webgpu';
-  readonly integrator;
+  readonly integrator: ExplicitIntegratorName | MultistepIntegratorName;
   readonly dt: number;
-  readonly model: Model;
   readonly description: string;
-  readonly device: GPUDevice;
-  /** Particle positions, vec4<f32> (xyz m, w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
-  readonly positions: GPUBuffer;
-  /** Particle velocities, vec4<f32> (xyz m/s, w = 0). */
-  readonly velocities: GPUBuffer;
-  private readonly ownsDevice: boolean;
-  private readonly workgroupSize: number;
+  private readonly executor: WebGpuExecutor;
+  private readonly program: Program;
   private readonly stepsPerSubmit: number;
-  private readonly plan: StepPlan;
-  private readonly buffers: GPUBuffer[] = [];
   private readonly readback: GPUBuffer;
-  private readonly passes: { pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; threads: number }[][];
   private steps = 0;
+  private pendingRead: Promise<unknown> = Promise.resolve();
 
-  /** Validates, acquires a device (or borrows the caller's), uploads the model and builds every pipeline. */
+  /** Validates, acquires a device (or borrows the caller's), uploads the model and compiles the program. */
   static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
-    validateIntegrationOptions(options);
-    return withDevice(
-      options.device,
-      (device, owned, name) => new WebGpuSimulation(model, options, device, owned, name),
-    );
-  }
+    programOf(options);
+    return withDevice(options.device, (device, owned, name) => new WebGpuSimulation(model, options, device, owned, name));
+  } // prettier-ignore
 
   private constructor(
-    model: Model,
+    readonly model: Model,
     options: WebGpuSimulationOptions,
-    device: GPUDevice,
-    owned: boolean,
+    readonly device: GPUDevice,
+    private readonly ownsDevice: boolean,
     adapterName: string,
   ) {
-    const valid = validateIntegrationOptions(options);
-    const workgroupSize = options.workgroupSize ?? 64;
-    if (!Number.isInteger(workgroupSize) || workgroupSize < 1) {
-      throw new WeftInputError('workgroupSize', `must be a positive integer, got ${workgroupSize}`);
-    }
-    const stepsPerSubmit = options.stepsPerSubmit ?? 64;
-    if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1) {
-      throw new WeftInputError('stepsPerSubmit', `must be a positive integer, got ${stepsPerSubmit}`);
-    }
+    const { program, dt } = programOf(options);
+    const workgroupSize = positiveInteger('workgroupSize', options.workgroupSize, 64);
+    this.stepsPerSubmit = positiveInteger('stepsPerSubmit', options.stepsPerSubmit, 64);
     checkDeviceFits(model, device.limits, workgroupSize);
-    this.model = model;
-    this.integrator = valid.integrator;
-    this.dt = valid.dt;
-    this.device = device;
-    this.ownsDevice = owned;
-    this.workgroupSize = workgroupSize;
-    this.stepsPerSubmit = stepsPerSubmit;
+    this.integrator = options.integrator;
+    this.dt = dt;
+    this.program = program;
     this.description = `WebGPU: ${adapterName}`;
-    this.plan = planStep(valid.integrator, valid.dt, valid.rayleighMass);
+    this.executor = new WebGpuExecutor(device, model, program, dt, workgroupSize);
+    this.readback = device.createBuffer({
+      label: 'WebGpuSimulation.readback',
+      size: 2 * model.particleCount * VEC4_BYTES,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    const encoder = device.createCommandEncoder({ label: 'WebGpuSimulation.setup' });
+    const pass = encoder.beginComputePass();
+    this.executor.encode(pass, 'setup');
+    pass.end();
+    device.queue.submit([encoder.finish()]);
+  }
 
-    const n = model.particleCount;
-    const layouts = kernels();
-    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    const create = bufferFactory(device, 'WebGpuSimulation', this.buffers);
-    this.positions = create(
-      'positions',
-      n * VEC4_BYTES,
-      storage | GPUBufferUsage.VERTEX,
-      vec4Bytes(model.particlePositions, 1),
-    );
-    this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0));
-    const stagePositions = create('stagePositions', n * VEC4_BYTES, storage);
-    const stageVelocities = create('stageVelocities', n * VEC4_BYTES, storage);
-    const accelerations = create('accelerations', n * VEC4_BYTES, storage);
-    const sumPositions = create('sumPositions', n * VEC4_BYTES, storage);
-    const sumVelocities = create('sumVelocities', n * VEC4_BYTES, storage);
-    const springForces = create('springForces', model.springCount * VEC4_BYTES, storage);
-    const particleInvMass = create(
-      'particleInvMass',
-      n * 4,
-      storage,
-      Float32Array.from(model.particleInvMass).buffer,
-    );
-    const incidentOffsets = create(
-      'incidentOffsets',
-      (n + 1) * 4,
-      storage,
-      model.incidence.offsets.slice().buffer,
-    );
-    const incidentSprings = create(
-      'incidentSprings',
-      model.incidence.entries.length * 4,
-      storage,
-      model.incidence.entries.slice().buffer,
-    );
+  /** Particle positions, vec4<f32> (xyz m, w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
+  get positions(): GPUBuffer {
+    return this.executor.positions;
+  }
 
-    const springData = springBytes(model);
-    const springs = create('springs', springData.byteLength, storage, springData);
-
-    const uniform = (label: string, data: ArrayBuffer): GPUBuffer =>
-      create(label, data.byteLength, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, data);
-    const params = uniform(
-      'params',
-      structBytes(layouts.springForces.structs.get('SimParams')!, {
-        particleCount: n,
-        springCount: model.springCount,
-        gravity: model.gravity,
-        rayleighMass: this.plan.rayleighMass,
-      }),
-    );
-    this.readback = create('readback', 2 * n * VEC4_BYTES, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
-
-    const pass = (name: KernelName, label: string, threads: number, bound: Record<string, GPUBuffer>) => {
-      const target = pipeline(device, name, workgroupSize);
-      return {
-        pipeline: target,
-        bindGroup: bindByName(device, `WebGpuSimulation.${label}`, target, layouts[name], bound),
-        threads,
-      };
-    };
-    const shared = {
-      params,
-      springs,
-      springForces,
-      incidentOffsets,
-      incidentSprings,
-      particleInvMass,
-      accelerations,
-    };
-    // a(x, v) at the step's state or at the Runge–Kutta stage state: spring pass, then gather pass.
-    const evaluate = (at: 'state' | 'stage') => {
-      const evalPositions = at === 'state' ? this.positions : stagePositions;
-      const evalVelocities = at === 'state' ? this.velocities : stageVelocities;
-      return [
-        pass('springForces', `springForces.${at}`, model.springCount, {
-          ...shared,
-          evalPositions,
-          evalVelocities,
-        }),
-        pass('accelerations', `accelerations.${at}`, n, { ...shared, evalVelocities }),
-      ];
-    };
-    const state = { params, positions: this.positions, velocities: this.velocities, accelerations };
-    if (this.plan.kind === 'symplectic') {
-      const update = uniform(
-        'symplecticUpdate',
-        structBytes(layouts.symplecticUpdate.structs.get('SymplecticUpdate')!, {
-          h: valid.dt,
-          velocityScale: this.plan.velocityScale,
-          accelerationScale: this.plan.accelerationScale,
-        }),
-      );
-      this.passes = [
-        [...evaluate('state'), pass('symplecticUpdate', 'symplecticUpdate', n, { ...state, update })],
-      ];
-    } else {
-      const stageLayout = layouts.rungeKuttaStage.structs.get('RungeKuttaStage')!;
-      this.passes = rungeKuttaStages(this.plan, valid.dt).map((stage, i) => {
-        const coefficients = uniform(
-          `rungeKuttaStage${i + 1}`,
-          structBytes(stageLayout, {
-            ...stage,
-            isFirst: stage.isFirst ? 1 : 0,
-            isLast: stage.isLast ? 1 : 0,
-          }),
-        );
-        return [
-          ...evaluate(stage.isFirst ? 'state' : 'stage'),
-          pass('rungeKuttaStage', `rungeKuttaStage${i + 1}`, n, {
-            ...state,
-            stage: coefficients,
-            stagePositions,
-            stageVelocities,
-            sumPositions,
-            sumVelocities,
-          }),
-        ];
-      });
-    }
+  /** Particle velocities, vec4<f32> (xyz m/s, w = 0). */
+  get velocities(): GPUBuffer {
+    return this.executor.velocities;
   }
 
   get stepCount(): number {
@@ -280,20 +126,12 @@ export class WebGpuSimulation implements GpuSimulation {
 
   /** Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own work. */
   encode(encoder: GPUCommandEncoder, steps: number): void {
-    const computePass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
+    const pass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
     for (let n = 0; n < steps; n++) {
-      for (const stage of this.passes) {
-        for (const { pipeline: target, bindGroup, threads } of stage) {
-          if (threads === 0) continue;
-          computePass.setPipeline(target);
-          computePass.setBindGroup(0, bindGroup);
-          const [x, y] = dispatchSize(threads, this.workgroupSize, this.device.limits);
-          computePass.dispatchWorkgroups(x, y);
-        }
-      }
+      this.executor.encode(pass, this.steps < this.program.startupSteps ? 'startup' : 'step');
+      this.steps++;
     }
-    computePass.end();
-    this.steps += steps;
+    pass.end();
   }
 
   step(steps = 1): void {
@@ -322,8 +160,6 @@ export class WebGpuSimulation implements GpuSimulation {
   }
 
   /** Reads in flight share one staging buffer, so each waits for the one before it. */
-  private pendingRead: Promise<unknown> = Promise.resolve();
-
   readState(): Promise<SimulationState> {
     const read = this.pendingRead.then(() => this.readStateNow());
     this.pendingRead = read.catch(() => undefined);
@@ -352,12 +188,27 @@ export class WebGpuSimulation implements GpuSimulation {
     return requireFiniteState({ step, time: step * this.dt, positions, velocities });
   }
 
-  readSolverStats(): Promise<null> {
-    return Promise.resolve(null);
+  /** Multistep: the corrector's sweeps (one per step after the starter: PECE); explicit: null. */
+  async readSolverStats(): Promise<SolverStats | null> {
+    if (this.program.rings['Fv'] === undefined) return null;
+    const sweeps = this.program.corrector ? Math.max(0, this.steps - this.program.startupSteps) : 0;
+    return {
+      steps: this.steps,
+      linearSolves: 0,
+      linearIterations: 0,
+      maxLinearIterations: 0,
+      lastResidual: 0,
+      maxResidual: 0,
+      unconvergedSolves: 0,
+      newtonIterations: sweeps,
+      unconvergedSteps: 0,
+      converged: true,
+    };
   }
 
   destroy(): void {
-    for (const buffer of this.buffers) buffer.destroy();
+    this.executor.destroy();
+    this.readback.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

@@ -1,0 +1,62 @@
+/** Whether a model fits a device's limits, checked before anything is allocated. */
+import { WeftInputError } from '../../core/errors.ts';
+import type { Model } from '../../model/model.ts';
+import { VEC4_BYTES } from './gpu-common.ts';
+import { kernels } from './kernels.ts';
+
+/**
+ * Checks that a model fits the device before anything is allocated, naming what does not fit.
+ */
+export function checkDeviceFits(
+  model: Model,
+  limits: GPUSupportedLimits,
+  workgroupSize: number,
+  implicit = false,
+): void {
+  const layouts = kernels();
+  const springStride = layouts.springForces.bindings.get('springs')!.stride;
+  const arrays: [string, number][] = [
+    ['particles (vec4 per particle)', model.particleCount * VEC4_BYTES],
+    ['springs (Spring structs)', model.springCount * springStride],
+    ['springs (forces, vec4 per spring)', model.springCount * VEC4_BYTES],
+    ['springs (incidence list)', model.incidence.entries.length * 4],
+  ];
+  if (implicit) {
+    const stateStride = layouts.springJacobians.bindings.get('springStates')!.stride;
+    arrays.push(
+      ['springs (SpringState structs)', model.springCount * stateStride],
+      [
+        'springs (incidence with other endpoints)',
+        (model.particleCount + 1 + 2 * model.incidence.entries.length) * 4,
+      ],
+      ['particles (3×3 inverse diagonal blocks)', 2 * model.particleCount * VEC4_BYTES],
+    );
+  }
+  const maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+  for (const [what, bytes] of arrays) {
+    if (bytes > maxBinding) {
+      throw new WeftInputError(
+        'model',
+        `too large for this device: ${what} needs ${bytes} bytes, the device allows ${maxBinding} per storage buffer`,
+      );
+    }
+  }
+  const maxWorkgroupSize = Math.min(
+    limits.maxComputeWorkgroupSizeX,
+    limits.maxComputeInvocationsPerWorkgroup,
+  );
+  if (workgroupSize > maxWorkgroupSize) {
+    throw new WeftInputError(
+      'workgroupSize',
+      `${workgroupSize} exceeds the device's limit of ${maxWorkgroupSize} (maxComputeWorkgroupSizeX ${limits.maxComputeWorkgroupSizeX}, maxComputeInvocationsPerWorkgroup ${limits.maxComputeInvocationsPerWorkgroup})`,
+    );
+  }
+  const groups = Math.ceil(Math.max(model.particleCount, model.springCount) / workgroupSize);
+  const maxGroups = limits.maxComputeWorkgroupsPerDimension;
+  if (groups > maxGroups * maxGroups) {
+    throw new WeftInputError(
+      'model',
+      `too large for this device: ${groups} workgroups exceed ${maxGroups}² per dispatch`,
+    );
+  }
+}
