@@ -21,11 +21,11 @@ export {
   type ErrorTolerances,
   type StatePair,
 } from './backends/cpu/error-norm.ts';
-export { derivative, stageCombination } from './backends/cpu/stage-passes.ts';
+export { derivative } from './backends/cpu/passes.ts';
 export { stepFactor, startingStep } from './simulation/controller.ts';
 export type { AdaptiveStepper, AttemptOutcome } from './backends/common/stepper.ts';
-export { CashKarpStepper } from './backends/cpu/rk45.ts';
-export { StepDoublingStepper } from './backends/cpu/step-doubling.ts';
+export { CashKarpStepper } from './backends/cpu/program-stepper.ts';
+export { StepDoublingStepper } from './backends/cpu/program-stepper.ts';
 export {
   VelocityImplicitEulerStepper,
   type VelocityImplicitEulerOptions,

@@ -14,7 +14,7 @@ import { describe, expect, test } from 'vitest';
 import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
 import type { ErrorTolerances } from '../src/backends/cpu/error-norm.ts';
 import { STEP_DOUBLING_ORDER } from '../src/integrators/adaptive-options.ts';
-import { StepDoublingStepper } from '../src/backends/cpu/step-doubling.ts';
+import { StepDoublingStepper } from '../src/backends/cpu/program-stepper.ts';
 import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { logSlope, oscillatorError, oscillatorModel } from './helpers/adaptive-problems.ts';
 

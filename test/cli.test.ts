@@ -563,20 +563,6 @@ describe('weft run with the adaptive and multistep integrators', () => {
       /^weft: --scheme: does not apply to 'rk45'/,
     ],
     [
-      'a symplectic --scheme on webgpu',
-      [
-        '--integrator',
-        'step-doubling',
-        '--t-end',
-        '0.1',
-        '--scheme',
-        'symplectic-euler',
-        '--backend',
-        'webgpu',
-      ],
-      /^weft: scheme: step doubling of 'symplectic-euler' runs on the CPU only/,
-    ],
-    [
       'heun-implicit on webgpu',
       ['--integrator', 'heun-implicit', '--dt', '0.01', '--steps', '3', '--backend', 'webgpu'],
       /^weft: backend: 'heun-implicit' runs on the CPU only/,

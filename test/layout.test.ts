@@ -22,16 +22,18 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
   });
 
   test('kernel-specific uniforms', () => {
-    const stage = layouts.rungeKuttaStage.structs.get('RungeKuttaStage')!;
-    expect(stage.size).toBe(16);
-    expect([...stage.members.values()].map((m) => [m.offset, m.type])).toEqual([
-      [0, 'f32'],
-      [4, 'f32'],
+    const evaluate = layouts.programForces.structs.get('EvalOp')!;
+    expect(evaluate.size).toBe(16);
+    expect([...evaluate.members.values()].map((m) => [m.offset, m.type])).toEqual([
+      [0, 'u32'],
+      [4, 'u32'],
       [8, 'u32'],
-      [12, 'u32'],
+      [12, 'f32'],
     ]);
-    const update = layouts.symplecticUpdate.structs.get('SymplecticUpdate')!;
-    expect(update.size).toBe(12);
+    // Two outputs of up to eight terms: four u32 counts and targets, then 16-byte-aligned vectors.
+    const combine = layouts.programCombine.structs.get('CombineOp')!;
+    expect(combine.members.get('refs0a')!.offset % 16).toBe(0);
+    expect(combine.members.get('coefficients1b')!.offset).toBe(combine.size - 16);
   });
 
   test.each(Object.keys(layouts) as KernelName[])(
@@ -50,7 +52,7 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
   );
 
   test('writeStruct puts each value at its reflected offset', () => {
-    const bytes = structBytes(layouts.springForces.structs.get('SimParams')!, {
+    const bytes = structBytes(layouts.programForces.structs.get('SimParams')!, {
       particleCount: 7,
       springCount: 9,
       gravity: [1, -2, 3],
@@ -64,7 +66,7 @@ describe('WGSL layouts reflected by wgsl_reflect', () => {
   });
 
   test('writeStruct refuses a missing or unknown member', () => {
-    const layout = layouts.springForces.structs.get('SimParams')!;
+    const layout = layouts.programForces.structs.get('SimParams')!;
     expect(() => structBytes(layout, { particleCount: 1, springCount: 1, gravity: [0, 0, 0] })).toThrow(
       /rayleighMass/,
     );

@@ -8,6 +8,7 @@
  * executor allocates. A ring is a history of vectors (`F@0` newest, `F@1` the one before, …) that
  * `rotate` shifts without copying: the oldest entry becomes the new `@0`.
  */
+import type { ErrorTolerances } from './adaptive-options.ts';
 
 /** A coefficient: a number, or a function of the step h (evaluated when h is set). */
 export type Coefficient = number | ((h: number) => number);
@@ -32,7 +33,19 @@ export type Op =
   /** Shifts a ring: its oldest entry becomes `@0` (to be overwritten). */
   | { readonly op: 'rotate'; readonly ring: string }
   /** Runs the program's corrector (fixed-point iteration on pc.x, pc.v) to its tolerance. */
-  | { readonly op: 'correct' };
+  | { readonly op: 'correct' }
+  /**
+   * The tolerance-scaled norm of the error (e_x, e_v) against the start state y and the end
+   * state ŷ (Hairer's sc = a + r max(|y|, |ŷ|); src/backends/cpu/error-norm.ts): the attempt's
+   * result, which the executor hands to the step-size controller.
+   */
+  | {
+      readonly op: 'norm';
+      readonly error: readonly [string, string];
+      readonly start: readonly [string, string];
+      readonly end: readonly [string, string];
+      readonly tolerances: ErrorTolerances;
+    };
 
 /**
  * A fixed-point corrector: `body` writes the next iterate (pc.xNext, pc.vNext) from the current
@@ -63,6 +76,26 @@ export interface Program {
   readonly step: readonly Op[];
   /** What `correct` runs (predictor–correctors only). */
   readonly corrector?: Corrector;
+  /**
+   * Adaptive schemes: `first` runs once per accepted state (work an attempt can reuse when it is
+   * retried from the same state), `attempt` computes the candidate (cand.x, cand.v) of a step h
+   * and ends with a `norm`, `accept` makes the candidate the state. The error estimate is
+   * O(h^estimateOrder).
+   */
+  readonly adaptive?: {
+    readonly estimateOrder: number;
+    readonly first: readonly Op[];
+    readonly attempt: readonly Op[];
+    readonly accept: readonly Op[];
+  };
+}
+
+/** The op lists of a program, by name. */
+export type Block = 'setup' | 'startup' | 'step' | 'first' | 'attempt' | 'accept';
+
+export function blockOps(program: Program, block: Block): readonly Op[] {
+  if (block === 'setup' || block === 'startup' || block === 'step') return program[block];
+  return program.adaptive?.[block] ?? [];
 }
 
 /** `name@j`, entry j of a ring (0 = newest). */
@@ -77,7 +110,15 @@ export function parseRingEntry(name: string): { ring: string; back: number } | n
 /** Every vector name a program uses (ring entries as written, `x` and `v` included). */
 export function vectorNames(program: Program): string[] {
   const names = new Set<string>(['x', 'v']);
-  const all = [...program.setup, ...program.startup, ...program.step, ...(program.corrector?.body ?? [])];
+  const all = [
+    ...program.setup,
+    ...program.startup,
+    ...program.step,
+    ...(program.corrector?.body ?? []),
+    ...(program.adaptive
+      ? [...program.adaptive.first, ...program.adaptive.attempt, ...program.adaptive.accept]
+      : []),
+  ];
   for (const op of all) {
     if (op.op === 'eval') [op.x, op.v, op.a].forEach((n) => names.add(n));
     if (op.op === 'combine')
@@ -85,9 +126,53 @@ export function vectorNames(program: Program): string[] {
         names.add(out.to);
         out.terms.forEach(([, n]) => names.add(n));
       }
+    if (op.op === 'norm') [...op.error, ...op.start, ...op.end].forEach((n) => names.add(n));
   }
   return [...names];
 }
 
 /** The value of a coefficient at step h. */
 export const coefficientAt = (c: Coefficient, h: number): number => (typeof c === 'number' ? c : c(h));
+
+/** `ops` with every vector name mapped (ring entries and `x`, `v` included). */
+export function renameOps(ops: readonly Op[], rename: (name: string) => string): Op[] {
+  return ops.map((op): Op => {
+    switch (op.op) {
+      case 'eval':
+        return { ...op, x: rename(op.x), v: rename(op.v), a: rename(op.a) };
+      case 'combine':
+        return {
+          op: 'combine',
+          outputs: op.outputs.map((o) => ({
+            to: rename(o.to),
+            terms: o.terms.map(([c, n]) => [c, rename(n)] as const),
+          })),
+        };
+      case 'norm':
+        return {
+          ...op,
+          error: [rename(op.error[0]), rename(op.error[1])],
+          start: [rename(op.start[0]), rename(op.start[1])],
+          end: [rename(op.end[0]), rename(op.end[1])],
+        };
+      default:
+        return op;
+    }
+  });
+}
+
+/** `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h). */
+export function scaleStep(ops: readonly Op[], factor: number): Op[] {
+  const scaled = (c: Coefficient): Coefficient => (typeof c === 'number' ? c : (h: number) => c(factor * h));
+  return ops.map((op): Op =>
+    op.op === 'combine'
+      ? {
+          op: 'combine',
+          outputs: op.outputs.map((o) => ({
+            to: o.to,
+            terms: o.terms.map(([c, n]) => [scaled(c), n] as const),
+          })),
+        }
+      : op,
+  );
+}

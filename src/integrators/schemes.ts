@@ -86,72 +86,6 @@ export function tableauOf(name: ExplicitIntegratorName): ButcherTableau | null {
   return tableau === null ? null : RUNGE_KUTTA_TABLEAUX[tableau];
 }
 
-/**
- * A step as a list of passes shared by the CPU and GPU paths.
- *
- * `runge-kutta`: an explicit RK scheme whose stage i + 1 depends only on stage i
- * (Euler, midpoint, Heun, Ralston, RK4: a_ij = 0 below the subdiagonal). With k_i = (v_i, a_i)
- * evaluated at stage state (x_i, v_i):
- *   x_{i+1} = x + c_{i+1} h v_i,  v_{i+1} = v + c_{i+1} h a_i,  y₊ = y + h Σ b_i k_i.
- *
- * `symplectic`: one force evaluation, then v₊ = α v + β a, x₊ = x + h v₊.
- */
-export type StepPlan =
-  | {
-      readonly kind: 'runge-kutta';
-      /** c_2 … c_s, in units of h. */
-      readonly stageOffsets: readonly number[];
-      /** b_1 … b_s. */
-      readonly weights: readonly number[];
-      /** r_m applied as the force −r_m M v in every evaluation, 1/s. */
-      readonly rayleighMass: number;
-    }
-  | {
-      readonly kind: 'symplectic';
-      /** α in v₊ = α v + β a. */
-      readonly velocityScale: number;
-      /** β in v₊ = α v + β a, s. */
-      readonly accelerationScale: number;
-      /** r_m inside the acceleration (0 when the scheme treats it in α, β), 1/s. */
-      readonly rayleighMass: number;
-    };
-
-/**
- * c_2 … c_s of a tableau whose stage i + 1 reads only stage i (then c_{i+1} = a_{i+1,i}); an error
- * for any other tableau, which the stage kernel cannot run.
- */
-export function subdiagonalOffsets(tableau: ButcherTableau): number[] {
-  return tableau.a.slice(1).map((row, i) => {
-    if (row.some((value, j) => j < i && value !== 0) || row[i] !== tableau.c[i + 1])
-      throw new Error(`row ${i + 2} of the tableau reads more than the previous stage`);
-    return row[i]!;
-  });
-}
-
-export function planStep(name: ExplicitIntegratorName, h: number, rayleighMass: number): StepPlan {
-  const tableau = tableauOf(name);
-  if (tableau)
-    return {
-      kind: 'runge-kutta',
-      stageOffsets: subdiagonalOffsets(tableau),
-      weights: tableau.b,
-      rayleighMass,
-    };
-  if (name === 'central-difference') {
-    // spec/sofa-ode-solvers.md §6: v₊ = v (1/h − r_m/2)/(1/h + r_m/2) + a/(1/h + r_m/2), a = f(x)/m.
-    // With r_m = 0 this is v₊ = v + h a.
-    const denominator = 1 / h + rayleighMass / 2;
-    return {
-      kind: 'symplectic',
-      velocityScale: (1 / h - rayleighMass / 2) / denominator,
-      accelerationScale: 1 / denominator,
-      rayleighMass: 0,
-    };
-  }
-  // symplectic-euler and variational-symplectic: v₊ = v + h (f/m − r_m v).
-  return { kind: 'symplectic', velocityScale: 1, accelerationScale: h, rayleighMass };
-}
-
 /** Options shared by every backend. Units are SI. */
 export interface IntegrationOptions {
   /** Integrator name, one of {@link EXPLICIT_INTEGRATOR_NAMES}. */
@@ -165,25 +99,4 @@ export interface IntegrationOptions {
    * which only the implicit integrators assemble; explicit integrators reject a non-zero value.
    */
   rayleighStiffness?: number;
-}
-
-/** Coefficients of one stage of the Runge–Kutta stage kernel (shaders/runge-kutta-stage.wgsl). */
-export interface RungeKuttaStageCoefficients {
-  /** c_{i+1} h, s. */
-  stageStep: number;
-  /** b_i h, s. */
-  weight: number;
-  isFirst: boolean;
-  isLast: boolean;
-}
-
-/** The stage coefficients of a Runge–Kutta plan (empty for a symplectic plan). */
-export function rungeKuttaStages(plan: StepPlan, h: number): RungeKuttaStageCoefficients[] {
-  if (plan.kind !== 'runge-kutta') return [];
-  return plan.weights.map((weight, i) => ({
-    stageStep: (plan.stageOffsets[i] ?? 0) * h,
-    weight: weight * h,
-    isFirst: i === 0,
-    isLast: i === plan.weights.length - 1,
-  }));
 }

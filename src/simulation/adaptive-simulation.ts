@@ -4,14 +4,15 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import type { SolverStats } from '../integrators/implicit-options.ts';
-import { EXPLICIT_INTEGRATOR_NAMES, tableauOf } from '../integrators/schemes.ts';
+import { rk45Program, stepDoublingProgram } from '../integrators/adaptive-programs.ts';
+import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { SimulationState } from '../backends/common/simulation-types.ts';
 import { requireFiniteState } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
 import { startingStep, stepFactor } from './controller.ts';
-import type { AdaptiveStepper } from '../backends/common/stepper.ts';
+import type { AdaptiveStepper, GpuAdaptiveStepper } from '../backends/common/stepper.ts';
 import {
   emptyNewtonStats,
   type AdaptiveIntegratorName,
@@ -21,17 +22,12 @@ import {
   type ResolvedAdaptiveOptions,
 } from '../integrators/adaptive-options.ts';
 import { resolveAdaptiveOptions, validateOptions } from '../integrators/options.ts';
-import { CashKarpStepper } from '../backends/cpu/rk45.ts';
-import { StepDoublingStepper } from '../backends/cpu/step-doubling.ts';
-import { derivative } from '../backends/cpu/stage-passes.ts';
+import { CashKarpStepper } from '../backends/cpu/program-stepper.ts';
+import { StepDoublingStepper } from '../backends/cpu/program-stepper.ts';
+import { derivative } from '../backends/cpu/passes.ts';
 import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
 import { acquireDevice } from '../backends/webgpu/device.ts';
-import {
-  WebGpuCashKarpStepper,
-  WebGpuStepDoublingStepper,
-  WebGpuVelocityImplicitStepper,
-  type GpuAdaptiveStepper,
-} from '../backends/webgpu/webgpu-adaptive-stepper.ts';
+import { WebGpuVelocityImplicitStepper } from '../backends/webgpu/webgpu-adaptive-stepper.ts';
 
 /** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
 export interface AdaptiveBackendOptions {
@@ -42,9 +38,10 @@ export interface AdaptiveBackendOptions {
 }
 
 /**
- * Creates an adaptive simulation on the CPU or on WebGPU. On WebGPU, rk45, step doubling of the
- * Runge–Kutta schemes (explicit-euler, rk2, heun, rk4) and velocity-implicit-euler run their
- * passes as kernels; the step-size controller is the same code on both.
+ * Creates an adaptive simulation on the CPU or on WebGPU. rk45 and step doubling (of any explicit
+ * scheme, Richardson extrapolation included) are programs (src/integrators/adaptive-programs.ts)
+ * that both backends' executors run; velocity-implicit-euler has its own stepper per backend. The
+ * step-size controller is the same code on both.
  */
 export async function createAdaptiveSimulation(
   model: Model,
@@ -57,31 +54,24 @@ export async function createAdaptiveSimulation(
   validateOptions(options, o.integrator, backend);
   if (backend === 'cpu') return new AdaptiveSimulation(model, options);
   // What the GPU cannot run is refused before a device is requested.
-  if (o.integrator === 'step-doubling' && !tableauOf(o.scheme)) {
-    const gpuSchemes = EXPLICIT_INTEGRATOR_NAMES.filter((name) => tableauOf(name));
-    throw new WeftInputError(
-      'scheme',
-      `step doubling of '${o.scheme}' runs on the CPU only; on WebGPU use ${gpuSchemes.join(', ')}`,
-    );
-  }
-  if (o.integrator === 'step-doubling' && o.extrapolate) {
-    throw new WeftInputError('extrapolate', 'Richardson extrapolation of step doubling runs on the CPU only');
-  }
   const acquired = await acquireDevice(options.device);
   try {
     let stepper: GpuAdaptiveStepper;
     switch (o.integrator) {
       case 'rk45':
-        stepper = new WebGpuCashKarpStepper(acquired.device, model, o.rayleighMass, o.tolerances);
-        break;
-      case 'step-doubling':
-        stepper = new WebGpuStepDoublingStepper(
+        stepper = new WebGpuProgramStepper(
           acquired.device,
           model,
-          o.scheme,
-          o.rayleighMass,
-          o.tolerances,
-          o.extrapolate,
+          rk45Program(o.rayleighMass, o.tolerances),
+          o.tolerances.norm,
+        );
+        break;
+      case 'step-doubling':
+        stepper = new WebGpuProgramStepper(
+          acquired.device,
+          model,
+          stepDoublingProgram(o.scheme, o.rayleighMass, o.tolerances, o.extrapolate),
+          o.tolerances.norm,
         );
         break;
       case 'velocity-implicit-euler':

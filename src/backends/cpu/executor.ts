@@ -40,6 +40,8 @@ export class CpuExecutor {
   private readonly heads = new Map<string, number>();
   private readonly springForce: RealArray;
   private h = 0;
+  /** The result of the last `norm` op. */
+  lastNorm = NaN;
 
   constructor(
     private readonly model: Model,
@@ -95,6 +97,14 @@ export class CpuExecutor {
       }
       case 'correct':
         return this.correct(this.program.corrector!);
+      case 'norm': {
+        const pair = ([x, v]: readonly [string, string]) => ({
+          positions: this.vector(x),
+          velocities: this.vector(v),
+        });
+        this.lastNorm = errorNorm(this.model, pair(op.error), pair(op.start), pair(op.end), op.tolerances);
+        return;
+      }
     }
   }
 

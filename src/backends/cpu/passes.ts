@@ -9,7 +9,7 @@ import type { RealArray } from '../common/stepper.ts';
 export type { RealArray };
 
 /**
- * shaders/spring-forces.wgsl. Force on the first endpoint a of each spring (b receives −f):
+ * shaders/program-forces.wgsl. Force on the first endpoint a of each spring (b receives −f):
  *   d = x_b − x_a, l = |d|, n = d / l,
  *   f = (k (l − L) + c (v_b − v_a)·n) n          (Hooke + damping along the spring).
  * A spring of zero length has no direction and exerts no force.
@@ -45,7 +45,7 @@ export function springForces(
 }
 
 /**
- * shaders/accelerations.wgsl. Gathers each particle's spring forces over its incident list (in
+ * shaders/program-gather.wgsl. Gathers each particle's spring forces over its incident list (in
  * list order, as the GPU does) and forms a = f/m + g − r_m v for free particles, a = 0 for fixed.
  */
 export function accelerations(
@@ -81,65 +81,15 @@ export function accelerations(
   }
 }
 
-/** Buffers of one Runge–Kutta step, named as in shaders/runge-kutta-stage.wgsl. */
-export interface RungeKuttaBuffers {
-  positions: RealArray;
-  velocities: RealArray;
-  stagePositions: RealArray;
-  stageVelocities: RealArray;
-  accelerations: RealArray;
-  sumPositions: RealArray;
-  sumVelocities: RealArray;
-}
-
-/** Coefficients of one stage, as in the `RungeKuttaStage` uniform of the WGSL. */
-export interface RungeKuttaStage {
-  /** c_{i+1} h, s. */
-  stageStep: number;
-  /** b_i h, s. */
-  weight: number;
-  isFirst: boolean;
-  isLast: boolean;
-}
-
-/**
- * shaders/runge-kutta-stage.wgsl. Given a_i at stage state (x_i, v_i) (the state itself on the
- * first stage), accumulate Σ b_i h k_i and either form the next stage state
- *   x_{i+1} = x + c_{i+1} h v_i, v_{i+1} = v + c_{i+1} h a_i
- * or, on the last stage, the new state y₊ = y + Σ b_i h k_i.
- */
-export function rungeKuttaStage(count: number, b: RungeKuttaBuffers, stage: RungeKuttaStage): void {
-  const stageVelocity = stage.isFirst ? b.velocities : b.stageVelocities;
-  for (let k = 0; k < 3 * count; k++) {
-    const kx = stageVelocity[k]!;
-    const kv = b.accelerations[k]!;
-    const sumX = (stage.isFirst ? 0 : b.sumPositions[k]!) + stage.weight * kx;
-    const sumV = (stage.isFirst ? 0 : b.sumVelocities[k]!) + stage.weight * kv;
-    if (stage.isLast) {
-      b.positions[k] = b.positions[k]! + sumX;
-      b.velocities[k] = b.velocities[k]! + sumV;
-    } else {
-      b.sumPositions[k] = sumX;
-      b.sumVelocities[k] = sumV;
-      b.stagePositions[k] = b.positions[k]! + stage.stageStep * kx;
-      b.stageVelocities[k] = b.velocities[k]! + stage.stageStep * kv;
-    }
-  }
-}
-
-/** shaders/symplectic-update.wgsl: v₊ = α v + β a, x₊ = x + h v₊. */
-export function symplecticUpdate(
-  count: number,
+/** a(x, v) into `out`: the spring pass, then the gather pass (gravity and −r_m v included). */
+export function derivative(
+  model: Model,
   positions: RealArray,
   velocities: RealArray,
-  acceleration: RealArray,
-  h: number,
-  velocityScale: number,
-  accelerationScale: number,
+  rayleighMass: number,
+  springForce: RealArray,
+  out: RealArray,
 ): void {
-  for (let k = 0; k < 3 * count; k++) {
-    const v = velocityScale * velocities[k]! + accelerationScale * acceleration[k]!;
-    velocities[k] = v;
-    positions[k] = positions[k]! + h * v;
-  }
+  springForces(model, positions, velocities, springForce);
+  accelerations(model, springForce, velocities, rayleighMass, out);
 }

@@ -36,7 +36,7 @@ import {
   type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from '../../integrators/adaptive-options.ts';
-import { derivative } from './stage-passes.ts';
+import { derivative } from './passes.ts';
 
 export type VelocityImplicitEulerOptions = Pick<
   ResolvedAdaptiveOptions,

@@ -14,7 +14,7 @@ export function checkDeviceFits(
   implicit = false,
 ): void {
   const layouts = kernels();
-  const springStride = layouts.springForces.bindings.get('springs')!.stride;
+  const springStride = layouts.programForces.bindings.get('springs')!.stride;
   const arrays: [string, number][] = [
     ['particles (vec4 per particle)', model.particleCount * VEC4_BYTES],
     ['springs (Spring structs)', model.springCount * springStride],

@@ -14,6 +14,8 @@ import {
   vectorNames,
   type Coefficient,
   type Op,
+  blockOps,
+  type Block,
   type Program,
 } from '../../integrators/program.ts';
 import {
@@ -24,6 +26,8 @@ import {
   springBytes,
   VEC4_BYTES,
   vec4Bytes,
+  finishNorm,
+  readPair,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
@@ -41,8 +45,6 @@ interface StepUniform {
   readonly layout: StructLayout;
   readonly values: (h: number) => Record<string, number | readonly number[]>;
 }
-
-export type Block = 'setup' | 'startup' | 'step';
 
 export class WebGpuExecutor {
   /** vec4<f32> per particle (w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
@@ -62,6 +64,9 @@ export class WebGpuExecutor {
   >();
   private readonly stepUniforms: StepUniform[] = [];
   private h: number;
+  /** Workgroups of a per-particle dispatch: one partial of the error norm each. */
+  private readonly partialCount: number;
+  private readonly partialReadback: GPUBuffer;
 
   constructor(
     readonly device: GPUDevice,
@@ -72,6 +77,8 @@ export class WebGpuExecutor {
   ) {
     this.h = h;
     const n = model.particleCount;
+    const [gx, gy] = dispatchSize(n, workgroupSize, device.limits);
+    this.partialCount = gx * gy;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     this.create = bufferFactory(device, 'WebGpuExecutor', this.buffers);
     let slot = 0;
@@ -128,7 +135,13 @@ export class WebGpuExecutor {
         storage,
         Float32Array.from(model.particleInvMass).buffer,
       ),
+      partials: this.create('partials', this.partialCount * VEC4_BYTES, storage),
     };
+    this.partialReadback = this.create(
+      'partialReadback',
+      this.partialCount * VEC4_BYTES,
+      GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    );
   }
 
   /** The kernels' reference of a vector name under the given ring positions. */
@@ -185,6 +198,30 @@ export class WebGpuExecutor {
         out.push(this.dispatch('programGather', 'gather', this.model.particleCount, buffer));
       } else if (op.op === 'combine') {
         out.push(this.combine(op.outputs, heads));
+      } else if (op.op === 'norm') {
+        const ref = (name: string): number => this.reference(name, heads);
+        const t = op.tolerances;
+        const values = {
+          errorX: ref(op.error[0]),
+          errorV: ref(op.error[1]),
+          startX: ref(op.start[0]),
+          startV: ref(op.start[1]),
+          endX: ref(op.end[0]),
+          endV: ref(op.end[1]),
+          relative: t.relative,
+          absolutePosition: t.absolutePosition,
+          absoluteVelocity: t.absoluteVelocity,
+          positionWeight: t.positionWeight,
+          velocityWeight: t.velocityWeight,
+        };
+        out.push(
+          this.dispatch(
+            'programNorm',
+            'norm',
+            this.model.particleCount,
+            this.uniform('programNorm', 'NormOp', () => values),
+          ),
+        );
       } else {
         const c = this.program.corrector!;
         if (c.check)
@@ -270,7 +307,7 @@ export class WebGpuExecutor {
     if (!found) {
       const heads = new Map(this.heads);
       const dispatches: Dispatch[] = [];
-      this.compileOps(this.program[block], heads, dispatches);
+      this.compileOps(blockOps(this.program, block), heads, dispatches);
       const evaluations = dispatches.filter((d) => d.label === 'gather').length;
       this.compiled.set(key, (found = { dispatches, heads, evaluations }));
     }
@@ -289,6 +326,32 @@ export class WebGpuExecutor {
     this.h = h;
     for (const { buffer, layout, values } of this.stepUniforms)
       this.device.queue.writeBuffer(buffer, 0, structBytes(layout, values(h)));
+  }
+
+  /**
+   * Encodes the copy of the last `norm`'s partials for {@link readNorm}; after the submission,
+   * readNorm() maps them and finishes the norm as the CPU's errorNorm does.
+   */
+  encodeNormReadback(encoder: GPUCommandEncoder): void {
+    encoder.copyBufferToBuffer(
+      this.shared['partials']!,
+      0,
+      this.partialReadback,
+      0,
+      this.partialReadback.size,
+    );
+  }
+
+  async readNorm(norm: 'rms' | 'max'): Promise<number> {
+    await this.partialReadback.mapAsync(GPUMapMode.READ);
+    const partials = new Float32Array(this.partialReadback.getMappedRange().slice(0));
+    this.partialReadback.unmap();
+    return finishNorm(partials, this.model, norm);
+  }
+
+  /** The state (x, v) as xyz float64 (a staging buffer of its own: not for the real-time path). */
+  readState(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
+    return readPair(this.device, this.model.particleCount, this.positions, this.velocities);
   }
 
   destroy(): void {

@@ -70,8 +70,8 @@ export function vec4Bytes(values: Float64Array, w: number): ArrayBuffer {
 /** The model's springs as an array of the WGSL `Spring` struct, at reflected offsets. */
 export function springBytes(model: Model): ArrayBuffer {
   const layouts = kernels();
-  const springLayout = layouts.springForces.structs.get('Spring')!;
-  const springStride = layouts.springForces.bindings.get('springs')!.stride;
+  const springLayout = layouts.programForces.structs.get('Spring')!;
+  const springStride = layouts.programForces.bindings.get('springs')!.stride;
   const bytes = new ArrayBuffer(model.springCount * springStride);
   const view = new DataView(bytes);
   for (let s = 0; s < model.springCount; s++) {
@@ -106,4 +106,49 @@ export function bufferFactory(device: GPUDevice, owner: string, owned: GPUBuffer
     owned.push(buffer);
     return buffer;
   };
+}
+
+/**
+ * Finishes an error norm from per-workgroup partials (Σ terms², max |term|, non-finite flag): NaN
+ * when any term was not finite, else √(Σ / 6 n_free) (rms) or the max, as the CPU's errorNorm.
+ */
+export function finishNorm(partials: Float32Array, model: Model, norm: 'rms' | 'max'): number {
+  let sum = 0;
+  let max = 0;
+  for (let k = 0; k < partials.length; k += 4) {
+    if (partials[k + 2]! > 0) return NaN;
+    sum += partials[k]!;
+    max = Math.max(max, partials[k + 1]!);
+  }
+  const free = model.particleInvMass.filter((w) => w > 0).length;
+  if (free === 0) return 0;
+  return norm === 'rms' ? Math.sqrt(sum / (6 * free)) : max;
+}
+
+/** Two vec4 buffers of n particles as xyz float64 (a staging buffer of its own: test-time reads). */
+export async function readPair(
+  device: GPUDevice,
+  n: number,
+  positions: GPUBuffer,
+  velocities: GPUBuffer,
+): Promise<{ positions: Float64Array; velocities: Float64Array }> {
+  const bytes = n * VEC4_BYTES;
+  const staging = device.createBuffer({
+    size: 2 * bytes,
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  });
+  const encoder = device.createCommandEncoder({ label: 'Weft.readPair' });
+  encoder.copyBufferToBuffer(positions, 0, staging, 0, bytes);
+  encoder.copyBufferToBuffer(velocities, 0, staging, bytes, bytes);
+  device.queue.submit([encoder.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const data = new Float32Array(staging.getMappedRange().slice(0));
+  staging.destroy();
+  const out = { positions: new Float64Array(3 * n), velocities: new Float64Array(3 * n) };
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < 3; c++) {
+      out.positions[3 * i + c] = data[4 * i + c]!;
+      out.velocities[3 * i + c] = data[4 * (n + i) + c]!;
+    }
+  return out;
 }

@@ -1,10 +1,6 @@
 /** The WGSL kernels, loaded as text (Vite `?raw`), with their shared files prepended, reflected once. */
 import common from '../../../shaders/common.wgsl?raw';
 import implicitCommon from '../../../shaders/implicit-common.wgsl?raw';
-import springForces from '../../../shaders/spring-forces.wgsl?raw';
-import accelerations from '../../../shaders/accelerations.wgsl?raw';
-import rungeKuttaStage from '../../../shaders/runge-kutta-stage.wgsl?raw';
-import symplecticUpdate from '../../../shaders/symplectic-update.wgsl?raw';
 import springJacobians from '../../../shaders/spring-jacobians.wgsl?raw';
 import implicitRhs from '../../../shaders/implicit-rhs.wgsl?raw';
 import systemDiagonal from '../../../shaders/system-diagonal.wgsl?raw';
@@ -18,21 +14,16 @@ import implicitUpdate from '../../../shaders/implicit-update.wgsl?raw';
 import newtonUpdate from '../../../shaders/newton-update.wgsl?raw';
 import variationalFinish from '../../../shaders/variational-finish.wgsl?raw';
 import copy from '../../../shaders/copy.wgsl?raw';
-import stageCombination from '../../../shaders/stage-combination.wgsl?raw';
 import errorNorm from '../../../shaders/error-norm.wgsl?raw';
 import programVectors from '../../../shaders/program-vectors.wgsl?raw';
 import programForces from '../../../shaders/program-forces.wgsl?raw';
 import programGather from '../../../shaders/program-gather.wgsl?raw';
 import programCombine from '../../../shaders/program-combine.wgsl?raw';
+import programNorm from '../../../shaders/program-norm.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
-  springForces,
-  accelerations,
-  rungeKuttaStage,
-  symplecticUpdate,
   copy,
-  stageCombination,
   errorNorm,
 };
 const IMPLICIT = {
@@ -50,7 +41,7 @@ const IMPLICIT = {
   variationalFinish,
 };
 
-const PROGRAM = { programForces, programGather, programCombine };
+const PROGRAM = { programForces, programGather, programCombine, programNorm };
 
 export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM;
 

@@ -1,0 +1,94 @@
+/**
+ * An adaptive program (src/integrators/adaptive-programs.ts) as the CPU stepper the step-size
+ * controller drives: `attempt(h)` runs the program's attempt and returns its error norm,
+ * `accept()` makes the candidate the state.
+ */
+import type { ErrorTolerances } from '../../integrators/adaptive-options.ts';
+import { rk45Program, stepDoublingProgram } from '../../integrators/adaptive-programs.ts';
+import type { Program } from '../../integrators/program.ts';
+import type { ExplicitIntegratorName } from '../../integrators/schemes.ts';
+import type { Model } from '../../model/model.ts';
+import type { AdaptiveStepper, AttemptOutcome, RealArray, StatePair } from '../common/stepper.ts';
+import { CpuExecutor } from './executor.ts';
+
+export class CpuProgramStepper implements AdaptiveStepper {
+  readonly estimateOrder: number;
+  private readonly executor: CpuExecutor;
+  /** `first` has run for the current state. */
+  private firstValid = false;
+
+  constructor(
+    model: Model,
+    initial: StatePair,
+    private readonly program: Program,
+    precision: 'f64' | 'f32',
+  ) {
+    this.estimateOrder = program.adaptive!.estimateOrder;
+    this.executor = new CpuExecutor(model, program, precision);
+    this.executor.vector('x').set(initial.positions);
+    this.executor.vector('v').set(initial.velocities);
+  }
+
+  /** The accepted state. */
+  get current(): StatePair {
+    return { positions: this.executor.vector('x'), velocities: this.executor.vector('v') };
+  }
+
+  /** e of the last attempt (positions m, velocities m/s). */
+  get errorVector(): StatePair {
+    return { positions: this.executor.vector('err.x'), velocities: this.executor.vector('err.v') };
+  }
+
+  get derivativeEvaluations(): number {
+    return this.executor.evaluations;
+  }
+
+  attempt(h: number): AttemptOutcome {
+    const adaptive = this.program.adaptive!;
+    if (!this.firstValid) this.executor.run(adaptive.first, h);
+    this.firstValid = true;
+    this.executor.run(adaptive.attempt, h);
+    return { kind: 'estimated', error: this.executor.lastNorm };
+  }
+
+  accept(): void {
+    this.executor.run(this.program.adaptive!.accept, 0);
+    this.firstValid = false;
+  }
+}
+
+const precisionOf = (real: (length: number) => RealArray): 'f64' | 'f32' =>
+  real(1) instanceof Float32Array ? 'f32' : 'f64';
+
+/** Cash–Karp RK45 on the CPU. */
+export class CashKarpStepper extends CpuProgramStepper {
+  constructor(
+    model: Model,
+    initial: StatePair,
+    rayleighMass: number,
+    tolerances: ErrorTolerances,
+    real: (length: number) => RealArray,
+  ) {
+    super(model, initial, rk45Program(rayleighMass, tolerances), precisionOf(real));
+  }
+}
+
+/** Step doubling of an explicit scheme on the CPU. */
+export class StepDoublingStepper extends CpuProgramStepper {
+  constructor(
+    model: Model,
+    initial: StatePair,
+    scheme: ExplicitIntegratorName,
+    rayleighMass: number,
+    tolerances: ErrorTolerances,
+    extrapolate: boolean,
+    real: (length: number) => RealArray,
+  ) {
+    super(
+      model,
+      initial,
+      stepDoublingProgram(scheme, rayleighMass, tolerances, extrapolate),
+      precisionOf(real),
+    );
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The programs of the error-controlled explicit schemes: embedded Runge–Kutta (Cash–Karp RK45)
+ * and step doubling of any fixed-step explicit scheme, built from the same ops as the fixed-step
+ * programs, so both backends run them unchanged.
+ */
+import type { ErrorTolerances } from './adaptive-options.ts';
+import { renameOps, scaleStep, type Op, type Program } from './program.ts';
+import { explicitProgram, rungeKuttaOps } from './programs.ts';
+import { STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
+import { RUNGE_KUTTA_TABLEAUX } from './tableaux.ts';
+
+const copy = (to: readonly [string, string], from: readonly [string, string]): Op => ({
+  op: 'combine',
+  outputs: [
+    { to: to[0], terms: [[1, from[0]]] },
+    { to: to[1], terms: [[1, from[1]]] },
+  ],
+});
+
+const ACCEPT = [copy(['x', 'v'], ['cand.x', 'cand.v'])];
+
+/**
+ * Cash–Karp RK45 (src/integrators/tableaux.ts): the 5th-order solution is propagated, the error
+ * is e = y⁵ − y⁴ = h Σ (b_j − b̂_j) k_j, O(h⁵). k₁ = F(y_n) is evaluated once per accepted state
+ * (`first`), so a retry from the same state costs five evaluations, not six.
+ */
+export function rk45Program(rayleighMass: number, tolerances: ErrorTolerances): Program {
+  const tableau = RUNGE_KUTTA_TABLEAUX['cash-karp'];
+  const errorWeights = tableau.b.map((b, j) => b - tableau.bEmbedded[j]!);
+  const velocities = ['v', 'rk.v2', 'rk.v3', 'rk.v4', 'rk.v5', 'rk.v6'];
+  const accelerations = ['rk.a1', 'rk.a2', 'rk.a3', 'rk.a4', 'rk.a5', 'rk.a6'];
+  const error = (to: string, terms: string[]) => ({
+    to,
+    terms: errorWeights.flatMap((w, j) => (w === 0 ? [] : [[(h: number) => w * h, terms[j]!] as const])),
+  });
+  return {
+    rings: {},
+    setup: [],
+    startupSteps: 0,
+    startup: [],
+    step: [],
+    adaptive: {
+      estimateOrder: 5,
+      first: [{ op: 'eval', x: 'x', v: 'v', a: 'rk.a1', rayleighMass }],
+      attempt: [
+        ...rungeKuttaOps(tableau, rayleighMass, 'rk.a1', ['cand.x', 'cand.v']),
+        { op: 'combine', outputs: [error('err.x', velocities), error('err.v', accelerations)] },
+        { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['cand.x', 'cand.v'], tolerances },
+      ],
+      accept: ACCEPT,
+    },
+  };
+}
+
+/**
+ * Step doubling ("Automatic step-size", spec/ode-lecture-mass-spring-cloth.md) of any fixed-step
+ * explicit scheme of order p (as a one-step map, {@link STEP_DOUBLING_ORDER}): one step h gives
+ * y₁, two steps h/2 give y½; e = y₁ − y½ = (2^p − 1)·(error of y½) + O(h^(p+2)), the estimate,
+ * O(h^(p+1)). y½ is propagated, or with `extrapolate` the Richardson value
+ * y½ + (y½ − y₁)/(2^p − 1) (order p + 1; e, now an over-estimate, is still what the controller sees).
+ */
+export function stepDoublingProgram(
+  scheme: ExplicitIntegratorName,
+  rayleighMass: number,
+  tolerances: ErrorTolerances,
+  extrapolate: boolean,
+): Program {
+  const step = explicitProgram(scheme, rayleighMass).step;
+  // The scheme's step, on its own copy of the state (x → prefix.x, work vectors prefixed too).
+  const on = (prefix: string, ops: readonly Op[]): Op[] => renameOps(ops, (name) => `${prefix}.${name}`);
+  const half = scaleStep(step, 0.5);
+  const scale = 1 / (2 ** STEP_DOUBLING_ORDER[scheme] - 1);
+  const attempt: Op[] = [
+    copy(['full.x', 'full.v'], ['x', 'v']),
+    ...on('full', step),
+    copy(['cand.x', 'cand.v'], ['x', 'v']),
+    ...on('cand', half),
+    ...on('cand', half),
+    {
+      op: 'combine',
+      outputs: [
+        {
+          to: 'err.x',
+          terms: [
+            [1, 'full.x'],
+            [-1, 'cand.x'],
+          ],
+        },
+        {
+          to: 'err.v',
+          terms: [
+            [1, 'full.v'],
+            [-1, 'cand.v'],
+          ],
+        },
+      ],
+    },
+    { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['cand.x', 'cand.v'], tolerances },
+  ];
+  if (extrapolate)
+    attempt.push({
+      op: 'combine',
+      outputs: [
+        {
+          to: 'cand.x',
+          terms: [
+            [1, 'cand.x'],
+            [-scale, 'err.x'],
+          ],
+        },
+        {
+          to: 'cand.v',
+          terms: [
+            [1, 'cand.v'],
+            [-scale, 'err.v'],
+          ],
+        },
+      ],
+    });
+  return {
+    rings: {},
+    setup: [],
+    startupSteps: 0,
+    startup: [],
+    step: [],
+    adaptive: { estimateOrder: STEP_DOUBLING_ORDER[scheme] + 1, first: [], attempt, accept: ACCEPT },
+  };
+}
