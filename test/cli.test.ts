@@ -563,9 +563,20 @@ describe('weft run with the adaptive and multistep integrators', () => {
       /^weft: --scheme: does not apply to 'rk45'/,
     ],
     [
-      'heun-implicit on webgpu',
-      ['--integrator', 'heun-implicit', '--dt', '0.01', '--steps', '3', '--backend', 'webgpu'],
-      /^weft: backend: 'heun-implicit' runs on the CPU only/,
+      'heun-implicit on webgpu with --max-corrector-iterations 0',
+      [
+        '--integrator',
+        'heun-implicit',
+        '--dt',
+        '0.01',
+        '--steps',
+        '3',
+        '--backend',
+        'webgpu',
+        '--max-corrector-iterations',
+        '0',
+      ],
+      /^weft: --max-corrector-iterations: must be an integer ≥ 1, got 0/,
     ],
     [
       'velocity-implicit-euler on webgpu in f64',

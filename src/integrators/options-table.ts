@@ -31,8 +31,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'rayleighStiffness', type: 'number', unit: 's', default: 0, range: NON_NEGATIVE, appliesTo: on('implicit'), flag: 'rayleigh-stiffness', help: 'Rayleigh stiffness damping r_k: the force −r_k K v (needs the stiffness matrix, which only the implicit integrators assemble).' },
   // WebGPU.
   { name: 'device', type: 'object', unit: '', defaultText: 'Weft requests one', appliesTo: { integrators: 'all', backends: ['webgpu'] }, flag: null, help: 'A GPUDevice of the caller’s, borrowed and never destroyed.' },
-  { name: 'workgroupSize', type: 'number', unit: '', default: 64, range: COUNT, appliesTo: gpu('explicit', 'implicit'), flag: null, help: 'Threads per workgroup (a power of two for the implicit kernels’ reductions).' },
-  { name: 'stepsPerSubmit', type: 'number', unit: '', defaultText: '64 (explicit), 4 (implicit)', range: COUNT, appliesTo: gpu('explicit', 'implicit'), flag: null, help: 'Steps encoded into one command buffer.' },
+  { name: 'workgroupSize', type: 'number', unit: '', default: 64, range: COUNT, appliesTo: gpu('explicit', 'implicit', 'multistep'), flag: null, help: 'Threads per workgroup (a power of two for the implicit kernels’ reductions).' },
+  { name: 'stepsPerSubmit', type: 'number', unit: '', defaultText: '64 (explicit, multistep), 4 (implicit)', range: COUNT, appliesTo: gpu('explicit', 'implicit', 'multistep'), flag: null, help: 'Steps encoded into one command buffer.' },
   { name: 'checkEvery', type: 'number', unit: '', default: 8, range: { integer: true, min: 0 }, appliesTo: gpu('implicit'), flag: 'check-every', help: 'advance(): read convergence back every k linear-solver iterations and skip what is no longer needed; 0 never (step() never does).' },
   // Implicit integrators.
   { name: 'solver', type: 'choice', unit: '', default: 'pcg', choices: ['cg', 'pcg', 'jacobi'], appliesTo: on('implicit'), flag: 'solver', help: 'Linear solver: conjugate gradient, CG preconditioned by the diagonal, or block Jacobi; all matrix-free and filtered.' },

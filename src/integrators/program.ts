@@ -110,6 +110,8 @@ export function parseRingEntry(name: string): { ring: string; back: number } | n
 /** Every vector name a program uses (ring entries as written, `x` and `v` included). */
 export function vectorNames(program: Program): string[] {
   const names = new Set<string>(['x', 'v']);
+  // The GPU's corrector measures each sweep's change d = next − current in these.
+  if (program.corrector?.check) ['pc.dx', 'pc.dv'].forEach((n) => names.add(n));
   const all = [
     ...program.setup,
     ...program.startup,

@@ -348,13 +348,18 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
     options: { integrator, precision: 'f64' },
     field: 'precision',
   })),
-  ...// The fixed-point predictor–correctors run on the CPU only (Adams–Bashforth and PECE run on the GPU).
-  (['heun-implicit', 'implicit-euler-pc'] as const).map((integrator) => ({
-    label: `createSimulation(${integrator}) on webgpu`,
+  {
+    label: 'createSimulation(rk4) on webgpu with workgroupSize 0',
     call: 'fixed' as const,
-    options: { integrator, dt: 0.01 },
-    field: 'backend',
-  })),
+    options: { integrator: 'rk4', dt: 0.01, workgroupSize: 0 },
+    field: 'workgroupSize',
+  },
+  {
+    label: 'createSimulation(heun-implicit) on webgpu with maxCorrectorIterations 0',
+    call: 'fixed' as const,
+    options: { integrator: 'heun-implicit', dt: 0.01, maxCorrectorIterations: 0 },
+    field: 'maxCorrectorIterations',
+  },
 ];
 
 /** What a bad call threw (or `threw: 0` when it did not). */

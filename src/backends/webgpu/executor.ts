@@ -6,6 +6,7 @@
  * per ring position. No readback: the CPU never waits on the GPU inside a step.
  */
 import { WeftInputError } from '../../core/errors.ts';
+import type { CorrectorStats } from '../cpu/executor.ts';
 import type { Model } from '../../model/model.ts';
 import {
   coefficientAt,
@@ -28,12 +29,15 @@ import {
   vec4Bytes,
   finishNorm,
   readPair,
+  readBuffer,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
 
 interface Dispatch {
   readonly label: string;
+  /** Byte offset of its indirect arguments in the corrector's control buffer, if indirect. */
+  readonly indirect?: number;
   readonly pipeline: GPUComputePipeline;
   readonly bindGroup: GPUBindGroup;
   readonly threads: number;
@@ -45,6 +49,19 @@ interface StepUniform {
   readonly layout: StructLayout;
   readonly values: (h: number) => Record<string, number | readonly number[]>;
 }
+
+/** Modes of program-control.wgsl, read from its WGSL constants. */
+const CONTROL = {
+  get begin(): number {
+    return kernels().programControl.constants.get('BEGIN')!;
+  },
+  get decide(): number {
+    return kernels().programControl.constants.get('DECIDE')!;
+  },
+  get end(): number {
+    return kernels().programControl.constants.get('END')!;
+  },
+};
 
 export class WebGpuExecutor {
   /** vec4<f32> per particle (w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
@@ -136,6 +153,7 @@ export class WebGpuExecutor {
         Float32Array.from(model.particleInvMass).buffer,
       ),
       partials: this.create('partials', this.partialCount * VEC4_BYTES, storage),
+      control: this.createControl(),
     };
     this.partialReadback = this.create(
       'partialReadback',
@@ -143,6 +161,17 @@ export class WebGpuExecutor {
       GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     );
   }
+
+  /** The corrector's control (program-control.wgsl): full workgroup counts, zero statistics. */
+  private createControl(): GPUBuffer {
+    const layout = kernels().programControl.structs.get('CorrectorControl')!;
+    const [px, py] = dispatchSize(this.model.particleCount, this.workgroupSize, this.device.limits);
+    const [sx, sy] = dispatchSize(Math.max(1, this.model.springCount), this.workgroupSize, this.device.limits);
+    const values: Record<string, number> = Object.fromEntries([...layout.members.keys()].map((name) => [name, 0]));
+    Object.assign(values, { groupsParticleX: px, groupsParticleY: py, groupsSpringX: this.model.springCount > 0 ? sx : 0, groupsSpringY: sy, partialCount: this.partialCount, converged: 1 });
+    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    return this.create('control', layout.size, usage, structBytes(layout, values));
+  } // prettier-ignore
 
   /** The kernels' reference of a vector name under the given ring positions. */
   private reference(name: string, heads: ReadonlyMap<string, number>): number {
@@ -222,27 +251,51 @@ export class WebGpuExecutor {
             this.uniform('programNorm', 'NormOp', () => values),
           ),
         );
-      } else {
-        const c = this.program.corrector!;
-        if (c.check)
-          throw new WeftInputError(
-            'maxCorrectorIterations',
-            'a corrector iterated to a tolerance runs on the CPU only; the GPU runs a fixed number of sweeps (PECE)',
-          );
-        for (let k = 0; k < c.maxIterations; k++) {
-          this.compileOps(c.body, heads, out);
-          out.push(
-            this.combine(
-              [
-                { to: 'pc.x', terms: [[1, 'pc.xNext']] },
-                { to: 'pc.v', terms: [[1, 'pc.vNext']] },
-              ],
-              heads,
-            ),
-          );
-        }
-      }
+      } else this.compileCorrector(heads, out);
     }
+  }
+
+  /**
+   * `correct`: maxIterations sweeps, each body → d = next − current → its scaled max-norm →
+   * current = next → DECIDE (program-control.wgsl). With a tolerance the sweeps are dispatched
+   * indirectly, so those after convergence launch nothing; without one (PECE) they are direct.
+   */
+  private compileCorrector(heads: Map<string, number>, out: Dispatch[]): void {
+    const c = this.program.corrector!;
+    const tol = c.tolerance;
+    const tolerances = { relative: tol, absolutePosition: tol, absoluteVelocity: tol, positionWeight: 1, velocityWeight: 1, norm: 'max' as const };
+    const control = (mode: number): Dispatch => this.dispatch('programControl', 'control', 1, this.uniform('programControl', 'ControlOp', () => ({ mode, check: c.check ? 1 : 0 })));
+    const members = kernels().programControl.structs.get('CorrectorControl')!.members;
+    const [particles, springs] = [members.get('particleX')!.offset, members.get('springX')!.offset];
+    if (c.check) out.push(control(CONTROL.begin));
+    for (let k = 0; k < c.maxIterations; k++) {
+      const sweep: Dispatch[] = [];
+      const check: Op[] = c.check
+        ? [
+            { op: 'combine', outputs: [{ to: 'pc.dx', terms: [[1, 'pc.xNext'], [-1, 'pc.x']] }, { to: 'pc.dv', terms: [[1, 'pc.vNext'], [-1, 'pc.v']] }] },
+            { op: 'norm', error: ['pc.dx', 'pc.dv'], start: ['x', 'v'], end: ['pc.xNext', 'pc.vNext'], tolerances },
+          ]
+        : [];
+      const copy: Op = { op: 'combine', outputs: [{ to: 'pc.x', terms: [[1, 'pc.xNext']] }, { to: 'pc.v', terms: [[1, 'pc.vNext']] }] };
+      this.compileOps([...c.body, ...check, copy], heads, sweep);
+      if (!c.check) out.push(...sweep);
+      else out.push(...sweep.map((d) => ({ ...d, indirect: d.label === 'forces' ? springs : particles })), control(CONTROL.decide));
+    }
+    if (c.check) out.push(control(CONTROL.end));
+  } // prettier-ignore
+
+  /** The corrector's statistics (a readback: call outside the real-time path). */
+  async readCorrector(): Promise<CorrectorStats> {
+    const data = new DataView((await readBuffer(this.device, this.shared['control']!)).buffer);
+    const m = kernels().programControl.structs.get('CorrectorControl')!.members;
+    const u32 = (name: string): number => data.getUint32(m.get(name)!.offset, true);
+    return {
+      correctorIterations: u32('totalIterations'),
+      maxCorrectorIterationsInStep: u32('maxIterationsInStep'),
+      unconvergedSteps: u32('unconvergedSteps'),
+      converged: u32('converged') === 1,
+      lastCorrection: u32('lastFinite') ? data.getFloat32(m.get('lastCorrection')!.offset, true) : NaN,
+    };
   }
 
   private combine(
@@ -311,11 +364,11 @@ export class WebGpuExecutor {
       const evaluations = dispatches.filter((d) => d.label === 'gather').length;
       this.compiled.set(key, (found = { dispatches, heads, evaluations }));
     }
-    for (const { pipeline: target, bindGroup, threads } of found.dispatches) {
+    for (const { pipeline: target, bindGroup, threads, indirect } of found.dispatches) {
       pass.setPipeline(target);
       pass.setBindGroup(0, bindGroup);
-      const [x, y] = dispatchSize(threads, this.workgroupSize, this.device.limits);
-      pass.dispatchWorkgroups(x, y);
+      if (indirect !== undefined) pass.dispatchWorkgroupsIndirect(this.shared['control']!, indirect);
+      else pass.dispatchWorkgroups(...dispatchSize(threads, this.workgroupSize, this.device.limits));
     }
     for (const [ring, head] of found.heads) this.heads.set(ring, head);
     this.evaluations += found.evaluations;

@@ -152,3 +152,18 @@ export async function readPair(
     }
   return out;
 }
+
+/** A whole buffer's bytes (a staging buffer of its own: statistics and test-time reads). */
+export async function readBuffer(device: GPUDevice, buffer: GPUBuffer): Promise<Uint8Array> {
+  const staging = device.createBuffer({
+    size: buffer.size,
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  });
+  const encoder = device.createCommandEncoder({ label: 'Weft.readBuffer' });
+  encoder.copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
+  device.queue.submit([encoder.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const bytes = new Uint8Array(staging.getMappedRange().slice(0));
+  staging.destroy();
+  return bytes;
+}

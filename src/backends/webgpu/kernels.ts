@@ -20,9 +20,11 @@ import programForces from '../../../shaders/program-forces.wgsl?raw';
 import programGather from '../../../shaders/program-gather.wgsl?raw';
 import programCombine from '../../../shaders/program-combine.wgsl?raw';
 import programNorm from '../../../shaders/program-norm.wgsl?raw';
+import programControl from '../../../shaders/program-control.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
+  programControl,
   copy,
   errorNorm,
 };

@@ -21,8 +21,14 @@ import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
 
-/** The multistep integrators the GPU runs (the others iterate a corrector to a tolerance). */
-export const GPU_MULTISTEP = ['adams-bashforth-2', 'adams-bashforth-3', 'adams-moulton-pc'] as const;
+/** The multistep integrators the GPU runs: all of them. */
+export const GPU_MULTISTEP = [
+  'adams-bashforth-2',
+  'adams-bashforth-3',
+  'adams-moulton-pc',
+  'heun-implicit',
+  'implicit-euler-pc',
+] as const;
 
 /** Options of the WebGPU path. */
 export interface WebGpuSimulationOptions extends Omit<IntegrationOptions, 'integrator'> {
@@ -44,18 +50,11 @@ function programOf(options: WebGpuSimulationOptions): { program: Program; dt: nu
     return { program: explicitProgram(valid.integrator, valid.rayleighMass), dt: valid.dt };
   }
   const name = options.integrator;
-  if (!(GPU_MULTISTEP as readonly string[]).includes(name))
-    throw new WeftInputError(
-      'backend',
-      `'${name}' runs on the CPU only so far (its corrector needs a convergence check per iteration)`,
-    );
   const o = resolveMultistepOptions(options as MultistepOptions);
-  if (name === 'adams-moulton-pc' && o.maxCorrectorIterations !== 1)
-    throw new WeftInputError(
-      'maxCorrectorIterations',
-      'iterated Adams–Moulton runs on the CPU only; the GPU runs PECE (1)',
-    );
-  return { program: multistepProgram(name, o.rayleighMass, o.correctorTolerance, 1), dt: o.dt };
+  return {
+    program: multistepProgram(name, o.rayleighMass, o.correctorTolerance, o.maxCorrectorIterations),
+    dt: o.dt,
+  };
 }
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
@@ -92,6 +91,11 @@ export class WebGpuSimulation implements GpuSimulation {
     const { program, dt } = programOf(options);
     const workgroupSize = positiveInteger('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = positiveInteger('stepsPerSubmit', options.stepsPerSubmit, 64);
+    if (program.corrector?.check && (workgroupSize & (workgroupSize - 1)) !== 0)
+      throw new WeftInputError(
+        'workgroupSize',
+        `must be a power of two for the corrector's reduction, got ${workgroupSize}`,
+      );
     checkDeviceFits(model, device.limits, workgroupSize);
     this.integrator = options.integrator;
     this.dt = dt;
@@ -188,10 +192,17 @@ export class WebGpuSimulation implements GpuSimulation {
     return requireFiniteState({ step, time: step * this.dt, positions, velocities });
   }
 
-  /** Multistep: the corrector's sweeps (one per step after the starter: PECE); explicit: null. */
+  /**
+   * Multistep: the corrector's statistics in the implicit integrators' shape (`newtonIterations`
+   * = corrector sweeps; a corrector with a tolerance is read from the GPU); explicit: null.
+   */
   async readSolverStats(): Promise<SolverStats | null> {
     if (this.program.rings['Fv'] === undefined) return null;
-    const sweeps = this.program.corrector ? Math.max(0, this.steps - this.program.startupSteps) : 0;
+    const c = this.program.corrector;
+    const corrector = c?.check ? await this.executor.readCorrector() : null;
+    const sweeps =
+      corrector?.correctorIterations ??
+      (c ? c.maxIterations * Math.max(0, this.steps - this.program.startupSteps) : 0);
     return {
       steps: this.steps,
       linearSolves: 0,
@@ -201,8 +212,8 @@ export class WebGpuSimulation implements GpuSimulation {
       maxResidual: 0,
       unconvergedSolves: 0,
       newtonIterations: sweeps,
-      unconvergedSteps: 0,
-      converged: true,
+      unconvergedSteps: corrector?.unconvergedSteps ?? 0,
+      converged: corrector?.converged ?? true,
     };
   }
 
