@@ -50,7 +50,11 @@ export type {
   ProgressCallback,
 } from './backends/common/simulation-types.ts';
 export { findAdapter, acquireDevice, type AdapterReport } from './backends/webgpu/device.ts';
-export { createSimulation, type SimulationOptions } from './simulation/create-simulation.ts';
+export {
+  createSimulation,
+  type FixedStepSimulationOptions,
+  type SimulationOptions,
+} from './simulation/create-simulation.ts';
 export {
   createAdaptiveSimulation,
   type AdaptiveBackendOptions,

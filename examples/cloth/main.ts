@@ -13,9 +13,10 @@ import {
   createSimulation,
   energy,
   type FixedStepIntegratorName,
+  type IntegratorName,
   type GpuSimulation,
   type Model,
-  type SimulationOptions,
+  type FixedStepSimulationOptions,
   type SimulationState,
   type SolverStats,
 } from '../../src/index.ts';
@@ -107,7 +108,7 @@ const status = new PageStatus(element('notice'));
 const controls = element<HTMLFormElement>('controls');
 const input = (id: keyof Settings): HTMLInputElement | HTMLSelectElement => element(id);
 
-function isImplicit(name: GpuIntegratorName): boolean {
+function isImplicit(name: IntegratorName): boolean {
   return INTEGRATORS[name].family === 'implicit';
 }
 
@@ -204,7 +205,10 @@ function suggestStep(previous: GpuIntegratorName): void {
   input('substeps').value = String(Math.min(1000, Math.max(1, Math.round(FRAME_TIME / dt))));
 }
 
-function simulationOptions(settings: Settings, device: GPUDevice): SimulationOptions & { backend: 'webgpu' } {
+function simulationOptions(
+  settings: Settings,
+  device: GPUDevice,
+): FixedStepSimulationOptions & { backend: 'webgpu' } {
   return {
     backend: 'webgpu',
     device,

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
-import { createAdaptiveSimulation, type AdaptiveBackendOptions } from '../simulation/adaptive-simulation.ts';
+import type { AdaptiveBackendOptions } from '../simulation/adaptive-simulation.ts';
 import type { AdaptiveIntegratorName, AdaptiveOptions } from '../integrators/adaptive-options.ts';
 import { buildCloth } from '../model/builders.ts';
 import { energy, hamiltonian } from '../model/energy.ts';
@@ -221,7 +221,7 @@ async function runAdaptive(
   const { tEnd, frames, backend, precision, ...rest } = given;
   const model = readScene(scenePath);
   const options = { ...rest, backend, precision, integrator } as AdaptiveOptions & AdaptiveBackendOptions;
-  const simulation = await createAdaptiveSimulation(model, options);
+  const simulation = await createSimulation(model, options);
   try {
     const progress = values['progress'] ? new ProgressBar(integrator, 1000) : undefined;
     const initial = await simulation.readState();

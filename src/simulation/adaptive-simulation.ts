@@ -8,8 +8,8 @@ import { rk45Program, stepDoublingProgram } from '../integrators/adaptive-progra
 import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
-import type { SimulationState } from '../backends/common/simulation-types.ts';
-import { requireFiniteState } from '../backends/common/state-check.ts';
+import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
+import { requireFiniteState, requireStepCount } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
 import { startingStep, stepFactor } from './controller.ts';
 import type { AdaptiveStepper, GpuAdaptiveStepper } from '../backends/common/stepper.ts';
@@ -117,7 +117,7 @@ export type TimeProgressCallback = (time: number, target: number) => void;
  * Error control is per step (the local error of each step is held below the tolerances); the
  * global error is not controlled and grows with the number of steps on non-contracting systems.
  */
-export class AdaptiveSimulation {
+export class AdaptiveSimulation implements Simulation {
   readonly integrator: AdaptiveIntegratorName;
   readonly model: Model;
   readonly description: string;
@@ -201,6 +201,31 @@ export class AdaptiveSimulation {
     return this.stats.acceptedSteps;
   }
 
+  /** The step the controller proposes next, s (the first step's estimate before any). */
+  get dt(): number {
+    return this.proposal ?? this.options.initialStep ?? NaN;
+  }
+
+  /**
+   * Adaptive steps are decided by the controller, and on WebGPU each attempt reads its error
+   * back: they cannot be taken synchronously. Use {@link advance} or {@link advanceTo}.
+   */
+  step(steps = 1): void {
+    throw new WeftInputError(
+      'steps',
+      `'${this.integrator}' chooses its own steps asynchronously: use advance(${steps}) or advanceTo(t)`,
+    );
+  }
+
+  /** Takes `steps` accepted steps (the controller chooses their sizes). */
+  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    requireStepCount(steps);
+    for (let done = 0; done < steps; done++) {
+      await this.stepTowards(Infinity);
+      onProgress?.(done + 1, steps);
+    }
+  }
+
   /**
    * Integrates to `target` (s, ≥ the current time), landing on it exactly. Throws
    * {@link WeftStepSizeError} when a step fails at minStep (non-finite, Newton failure, or the
@@ -213,7 +238,7 @@ export class AdaptiveSimulation {
     const reportEvery = (target - start) / 100;
     let nextReport = start + reportEvery;
     while (this.t < target) {
-      await this.step(target);
+      await this.stepTowards(target);
       if (onProgress && (this.t >= nextReport || this.t === target)) {
         onProgress(this.t, target);
         nextReport = this.t + reportEvery;
@@ -223,7 +248,7 @@ export class AdaptiveSimulation {
   }
 
   /** One accepted step towards `target` (after as many rejected attempts as it takes). */
-  private async step(target: number): Promise<void> {
+  private async stepTowards(target: number): Promise<void> {
     const o = this.options;
     if (this.proposal === null) this.proposal = this.firstStep();
     for (;;) {

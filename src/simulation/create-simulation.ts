@@ -12,12 +12,18 @@ import {
 import { isImplicit, type ImplicitOptions } from '../integrators/implicit-options.ts';
 import type { Model } from '../model/model.ts';
 import { validateOptions } from '../integrators/options.ts';
+import type { AdaptiveOptions } from '../integrators/adaptive-options.ts';
+import {
+  createAdaptiveSimulation,
+  type AdaptiveBackendOptions,
+  type AdaptiveSimulation,
+} from './adaptive-simulation.ts';
 import type { GpuSimulation, Simulation } from '../backends/common/simulation-types.ts';
 import { WebGpuImplicitSimulation } from '../backends/webgpu/webgpu-implicit-simulation.ts';
 import { WebGpuSimulation } from '../backends/webgpu/webgpu-simulation.ts';
 
-/** Options of {@link createSimulation}. Units are SI; each has a default unless marked required. */
-export interface SimulationOptions extends ImplicitOptions {
+/** Options of a fixed-step simulation. Units are SI; each has a default unless marked required. */
+export interface FixedStepSimulationOptions extends ImplicitOptions {
   /** 'cpu' (the reference, default) or 'webgpu'. */
   backend?: 'cpu' | 'webgpu';
   /** Required: one of {@link INTEGRATOR_NAMES}. */
@@ -45,13 +51,25 @@ export interface SimulationOptions extends ImplicitOptions {
 }
 
 /**
- * Creates a simulation of `model` on the CPU reference path (default) or on WebGPU. Every option
- * is validated first; a bad one is a {@link WeftInputError} naming it.
+ * Options of {@link createSimulation}: a fixed-step integrator with its `dt`, or an adaptive one
+ * with its accuracy (README, "Options", lists every option with its unit, default and range).
+ */
+export type SimulationOptions = FixedStepSimulationOptions | (AdaptiveOptions & AdaptiveBackendOptions);
+
+/**
+ * Creates a simulation of `model` on the CPU reference path (default) or on WebGPU, for any
+ * integrator: fixed-step ones step by `dt` (`step`, `advance`, `advanceTo` on their grid), adaptive
+ * ones choose their steps (`advance`, `advanceTo`). Every option is validated first; a bad one is a
+ * {@link WeftInputError} naming it.
  */
 export async function createSimulation(
   model: Model,
-  options: SimulationOptions & { backend: 'webgpu' },
+  options: FixedStepSimulationOptions & { backend: 'webgpu' },
 ): Promise<GpuSimulation>;
+export async function createSimulation(
+  model: Model,
+  options: AdaptiveOptions & AdaptiveBackendOptions,
+): Promise<AdaptiveSimulation>;
 export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation>;
 export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation> {
   const backend = options.backend ?? 'cpu';
@@ -65,12 +83,17 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       `unknown integrator '${String(integrator)}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
-  if (isAdaptive(integrator)) {
-    throw new WeftInputError(
-      'integrator',
-      `'${integrator}' chooses its own steps: use createAdaptiveSimulation() (CLI: --t-end instead of --steps)`,
-    );
-  }
+  if (isAdaptive(integrator))
+    return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
+  return createFixedStep(model, options as FixedStepSimulationOptions, integrator, backend);
+}
+
+async function createFixedStep(
+  model: Model,
+  options: FixedStepSimulationOptions,
+  integrator: FixedStepIntegratorName,
+  backend: 'cpu' | 'webgpu',
+): Promise<Simulation> {
   validateOptions(options, integrator, backend);
   if (isMultistep(integrator)) {
     return backend === 'webgpu'

@@ -1,4 +1,4 @@
-import type { FixedStepIntegratorName } from '../../integrators/catalog.ts';
+import type { IntegratorName } from '../../integrators/catalog.ts';
 import type { Model } from '../../model/model.ts';
 import type { SolverStats } from '../../integrators/implicit-options.ts';
 
@@ -22,7 +22,7 @@ export type ProgressCallback = (stepsDone: number, stepsTotal: number) => void;
 /** What every backend offers. */
 export interface Simulation {
   readonly backend: 'cpu' | 'webgpu';
-  readonly integrator: FixedStepIntegratorName;
+  readonly integrator: IntegratorName;
   /** h, s. */
   readonly dt: number;
   readonly model: Model;
@@ -40,6 +40,12 @@ export interface Simulation {
    * implicit WebGPU path with `checkEvery` > 0 reads convergence back here (step() never does).
    */
   advance(steps: number, onProgress?: ProgressCallback): Promise<void>;
+  /**
+   * Integrates to the time `t` (s, ≥ the current time) and resolves there. Adaptive integrators
+   * choose their steps and land on t exactly; fixed-step ones take (t − now)/dt steps and refuse a
+   * t off their grid, naming `tEnd`.
+   */
+  advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void>;
   /** Resolves when all submitted work is done. */
   finished(): Promise<void>;
   /**

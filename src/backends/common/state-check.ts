@@ -36,3 +36,23 @@ export async function advanceInChunks(
     await Promise.resolve();
   }
 }
+
+/**
+ * advanceTo(t) of a fixed-step simulation: the steps from step `steps` (time steps·dt) to `t`, an
+ * error naming `tEnd` when t is in the past or not a whole number of steps away.
+ */
+export function stepsTo(t: number, steps: number, dt: number): number {
+  const exact = (t - steps * dt) / dt;
+  const count = Math.round(exact);
+  if (
+    typeof t !== 'number' ||
+    !Number.isFinite(t) ||
+    count < 0 ||
+    Math.abs(exact - count) > 1e-9 * Math.max(1, count)
+  )
+    throw new WeftInputError(
+      'tEnd',
+      `must be a time ≥ ${steps * dt} s on the grid of dt = ${dt} s (a whole number of steps away), got ${t}`,
+    );
+  return count;
+}

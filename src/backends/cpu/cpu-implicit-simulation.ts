@@ -9,7 +9,7 @@ import { resolveImplicitOptions, resolveStepOptions } from '../../integrators/op
 import { rhsCoefficients, systemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type { Model } from '../../model/model.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
-import { requireFiniteState, advanceInChunks, requireStepCount } from '../common/state-check.ts';
+import { requireFiniteState, advanceInChunks, requireStepCount, stepsTo } from '../common/state-check.ts';
 import {
   assembleRhs,
   dot,
@@ -334,6 +334,11 @@ export class CpuImplicitSimulation implements Simulation {
 
   advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     return advanceInChunks((n) => this.step(n), steps, onProgress);
+  }
+
+  async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
+    const start = this.stepCount;
+    return this.advance(stepsTo(t, start, this.dt), (done) => onProgress?.((start + done) * this.dt, t));
   }
 
   finished(): Promise<void> {

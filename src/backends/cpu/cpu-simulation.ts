@@ -17,7 +17,7 @@ import type { IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { WeftInputError } from '../../core/errors.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
-import { advanceInChunks, requireFiniteState, requireStepCount } from '../common/state-check.ts';
+import { advanceInChunks, requireFiniteState, requireStepCount, stepsTo } from '../common/state-check.ts';
 import { CpuExecutor } from './executor.ts';
 
 /** Options of the CPU reference path. */
@@ -69,6 +69,11 @@ export class CpuProgramSimulation implements Simulation {
 
   advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     return advanceInChunks((n) => this.step(n), steps, onProgress);
+  }
+
+  async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
+    const start = this.stepCount;
+    return this.advance(stepsTo(t, start, this.dt), (done) => onProgress?.((start + done) * this.dt, t));
   }
 
   finished(): Promise<void> {

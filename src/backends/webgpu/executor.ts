@@ -50,18 +50,9 @@ interface StepUniform {
   readonly values: (h: number) => Record<string, number | readonly number[]>;
 }
 
-/** Modes of program-control.wgsl, read from its WGSL constants. */
-const CONTROL = {
-  get begin(): number {
-    return kernels().programControl.constants.get('BEGIN')!;
-  },
-  get decide(): number {
-    return kernels().programControl.constants.get('DECIDE')!;
-  },
-  get end(): number {
-    return kernels().programControl.constants.get('END')!;
-  },
-};
+/** A mode of program-control.wgsl (BEGIN, DECIDE, END), read from its WGSL constants. */
+const controlMode = (name: 'BEGIN' | 'DECIDE' | 'END'): number =>
+  kernels().programControl.constants.get(name)!;
 
 export class WebGpuExecutor {
   /** vec4<f32> per particle (w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
@@ -267,7 +258,7 @@ export class WebGpuExecutor {
     const control = (mode: number): Dispatch => this.dispatch('programControl', 'control', 1, this.uniform('programControl', 'ControlOp', () => ({ mode, check: c.check ? 1 : 0 })));
     const members = kernels().programControl.structs.get('CorrectorControl')!.members;
     const [particles, springs] = [members.get('particleX')!.offset, members.get('springX')!.offset];
-    if (c.check) out.push(control(CONTROL.begin));
+    if (c.check) out.push(control(controlMode('BEGIN')));
     for (let k = 0; k < c.maxIterations; k++) {
       const sweep: Dispatch[] = [];
       const check: Op[] = c.check
@@ -279,9 +270,9 @@ export class WebGpuExecutor {
       const copy: Op = { op: 'combine', outputs: [{ to: 'pc.x', terms: [[1, 'pc.xNext']] }, { to: 'pc.v', terms: [[1, 'pc.vNext']] }] };
       this.compileOps([...c.body, ...check, copy], heads, sweep);
       if (!c.check) out.push(...sweep);
-      else out.push(...sweep.map((d) => ({ ...d, indirect: d.label === 'forces' ? springs : particles })), control(CONTROL.decide));
+      else out.push(...sweep.map((d) => ({ ...d, indirect: d.label === 'forces' ? springs : particles })), control(controlMode('DECIDE')));
     }
-    if (c.check) out.push(control(CONTROL.end));
+    if (c.check) out.push(control(controlMode('END')));
   } // prettier-ignore
 
   /** The corrector's statistics (a readback: call outside the real-time path). */

@@ -10,7 +10,7 @@ import type {
 import { resolveImplicitOptions, resolveStepOptions } from '../../integrators/options.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
+import { requireFiniteState, requireStepCount, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
 import {
   bindByName,
@@ -611,6 +611,11 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
       this.encode(encoder, Math.min(this.stepsPerSubmit, steps - done));
       this.device.queue.submit([encoder.finish()]);
     }
+  }
+
+  async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
+    const start = this.stepCount;
+    return this.advance(stepsTo(t, start, this.dt), (done) => onProgress?.((start + done) * this.dt, t));
   }
 
   finished(): Promise<void> {

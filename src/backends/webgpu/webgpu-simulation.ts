@@ -15,7 +15,7 @@ import { explicitProgram, multistepProgram } from '../../integrators/programs.ts
 import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../common/state-check.ts';
+import { requireFiniteState, requireStepCount, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
@@ -157,6 +157,11 @@ export class WebGpuSimulation implements GpuSimulation {
       done += next;
       onProgress?.(done, steps);
     }
+  }
+
+  async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
+    const start = this.stepCount;
+    return this.advance(stepsTo(t, start, this.dt), (done) => onProgress?.((start + done) * this.dt, t));
   }
 
   finished(): Promise<void> {
