@@ -17,7 +17,18 @@ const copy = (to: readonly [string, string], from: readonly [string, string]): O
   ],
 });
 
-const ACCEPT = [copy(['x', 'v'], ['cand.x', 'cand.v'])];
+/** A program that only attempts and accepts (no fixed step), its candidate copied on accept. */
+function adaptiveOnly(estimateOrder: number, first: Op[], attempt: Op[]): Program {
+  const accept = [copy(['x', 'v'], ['cand.x', 'cand.v'])];
+  return {
+    rings: {},
+    setup: [],
+    startupSteps: 0,
+    startup: [],
+    step: [],
+    adaptive: { estimateOrder, first, attempt, accept },
+  };
+}
 
 /**
  * Cash–Karp RK45 (src/integrators/tableaux.ts): the 5th-order solution is propagated, the error
@@ -33,23 +44,15 @@ export function rk45Program(rayleighMass: number, tolerances: ErrorTolerances): 
     to,
     terms: errorWeights.flatMap((w, j) => (w === 0 ? [] : [[(h: number) => w * h, terms[j]!] as const])),
   });
-  return {
-    rings: {},
-    setup: [],
-    startupSteps: 0,
-    startup: [],
-    step: [],
-    adaptive: {
-      estimateOrder: 5,
-      first: [{ op: 'eval', x: 'x', v: 'v', a: 'rk.a1', rayleighMass }],
-      attempt: [
-        ...rungeKuttaOps(tableau, rayleighMass, 'rk.a1', ['cand.x', 'cand.v']),
-        { op: 'combine', outputs: [error('err.x', velocities), error('err.v', accelerations)] },
-        { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['cand.x', 'cand.v'], tolerances },
-      ],
-      accept: ACCEPT,
-    },
-  };
+  return adaptiveOnly(
+    5,
+    [{ op: 'eval', x: 'x', v: 'v', a: 'rk.a1', rayleighMass }],
+    [
+      ...rungeKuttaOps(tableau, rayleighMass, 'rk.a1', ['cand.x', 'cand.v']),
+      { op: 'combine', outputs: [error('err.x', velocities), error('err.v', accelerations)] },
+      { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['cand.x', 'cand.v'], tolerances },
+    ],
+  );
 }
 
 /**
@@ -117,12 +120,5 @@ export function stepDoublingProgram(
         },
       ],
     });
-  return {
-    rings: {},
-    setup: [],
-    startupSteps: 0,
-    startup: [],
-    step: [],
-    adaptive: { estimateOrder: STEP_DOUBLING_ORDER[scheme] + 1, first: [], attempt, accept: ACCEPT },
-  };
+  return adaptiveOnly(STEP_DOUBLING_ORDER[scheme] + 1, [], attempt);
 }

@@ -3,7 +3,7 @@
  * scheme's program (src/integrators/programs.ts) run by the CPU executor, float64 or float32
  * storage. `CpuSimulation` and `CpuMultistepSimulation` only validate options and build programs.
  */
-import type { SolverStats } from '../../integrators/implicit-options.ts';
+import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
 import type { MultistepOptions, MultistepStats } from '../../integrators/adaptive-options.ts';
 import { MULTISTEP_INTEGRATOR_NAMES, MULTISTEP_INTEGRATORS } from '../../integrators/multistep.ts';
 import {
@@ -107,13 +107,8 @@ export class CpuProgramSimulation implements Simulation {
     if (this.program.rings['Fv'] === undefined) return null;
     const s = this.readMultistepStats();
     return {
+      ...emptyStats(),
       steps: s.steps,
-      linearSolves: 0,
-      linearIterations: 0,
-      maxLinearIterations: 0,
-      lastResidual: 0,
-      maxResidual: 0,
-      unconvergedSolves: 0,
       newtonIterations: s.correctorIterations,
       unconvergedSteps: s.unconvergedSteps,
       converged: s.converged,

@@ -344,6 +344,13 @@ export class WebGpuExecutor {
     );
   }
 
+  /** Where a plain vector lives, for copies to and from other passes' buffers (n vec4 from `offset`). */
+  location(name: string): { buffer: GPUBuffer; offset: number } {
+    const ref = this.reference(name, this.heads);
+    if (ref < 2) return { buffer: ref === 0 ? this.positions : this.velocities, offset: 0 };
+    return { buffer: this.shared['arena']!, offset: (ref - 2) * this.model.particleCount * VEC4_BYTES };
+  }
+
   /** Encodes one run of `block` from the current ring positions into `pass`. */
   encode(pass: GPUComputePassEncoder, block: Block): void {
     const key = `${block}|${[...this.heads.values()].join(',')}`;

@@ -14,7 +14,6 @@ import implicitUpdate from '../../../shaders/implicit-update.wgsl?raw';
 import newtonUpdate from '../../../shaders/newton-update.wgsl?raw';
 import variationalFinish from '../../../shaders/variational-finish.wgsl?raw';
 import copy from '../../../shaders/copy.wgsl?raw';
-import errorNorm from '../../../shaders/error-norm.wgsl?raw';
 import programVectors from '../../../shaders/program-vectors.wgsl?raw';
 import programForces from '../../../shaders/program-forces.wgsl?raw';
 import programGather from '../../../shaders/program-gather.wgsl?raw';
@@ -26,7 +25,6 @@ import { reflectKernel, type KernelLayout } from './layout.ts';
 const EXPLICIT = {
   programControl,
   copy,
-  errorNorm,
 };
 const IMPLICIT = {
   springJacobians,

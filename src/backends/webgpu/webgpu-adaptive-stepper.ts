@@ -1,120 +1,66 @@
 /**
  * Velocity-implicit Euler on WebGPU (its CPU mirror: src/backends/cpu/velocity-implicit-euler.ts):
- * each trial step is a backward-Euler Newton solve of WebGpuImplicitSimulation; this file adds
- * the accepted state, copies between the two, and the error-norm kernel (shaders/error-norm.wgsl)
- * whose per-workgroup partials are read back once per attempt. (rk45 and step doubling are
- * programs run by the WebGPU executor: src/backends/webgpu/program-stepper.ts.)
+ * each trial step is a backward-Euler Newton solve of WebGpuImplicitSimulation; the accepted
+ * state, the error of the large step against the two half steps, its norm (read back once per
+ * attempt) and the accept are a small program run by the WebGPU executor.
  */
 import type { AttemptOutcome, GpuAdaptiveStepper } from '../common/stepper.ts';
 import type { ErrorTolerances } from '../cpu/error-norm.ts';
 import { emptyNewtonStats, type NewtonStats } from '../../integrators/adaptive-options.ts';
 import type { LinearSolverName } from '../../integrators/implicit-options.ts';
+import type { Program } from '../../integrators/program.ts';
 import type { Model } from '../../model/model.ts';
 import { WebGpuImplicitSimulation } from './webgpu-implicit-simulation.ts';
-import {
-  bindByName,
-  bufferFactory,
-  dispatchSize,
-  finishNorm,
-  pipeline,
-  readPair,
-  VEC4_BYTES,
-  vec4Bytes,
-} from './gpu-common.ts';
-import { kernels } from './kernels.ts';
-import { structBytes } from './layout.ts';
 import { checkDeviceFits } from './device-fits.ts';
+import { WebGpuExecutor } from './executor.ts';
+import { VEC4_BYTES } from './gpu-common.ts';
 
-interface Pair {
-  positions: GPUBuffer;
-  velocities: GPUBuffer;
-}
-
+/** The norm's tree reduction needs a power of two. */
 const WORKGROUP = 64;
 
-/** The accepted state, copies and the error norm of the velocity-implicit stepper. */
-class GpuStepperCore {
-  readonly current: Pair;
-  private readonly buffers: GPUBuffer[] = [];
-  private readonly create: ReturnType<typeof bufferFactory>;
-  private readonly params: GPUBuffer;
-  private readonly particleInvMass: GPUBuffer;
-  private readonly partials: GPUBuffer;
-  private readonly partialReadback: GPUBuffer;
-  private readonly normUniform: GPUBuffer;
-  private readonly groups: [number, number];
-  private readonly bindGroups = new Map<string, GPUBindGroup>();
-
-  constructor(
-    readonly device: GPUDevice,
-    readonly model: Model,
-    private readonly tolerances: ErrorTolerances,
-  ) {
-    checkDeviceFits(model, device.limits, WORKGROUP);
-    const n = model.particleCount;
-    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    this.create = bufferFactory(device, 'WebGpuVelocityImplicit', this.buffers);
-    this.current = {
-      positions: this.create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)),
-      velocities: this.create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0)),
-    };
-    this.particleInvMass = this.create('particleInvMass', n * 4, storage, Float32Array.from(model.particleInvMass).buffer);
-    const params = { particleCount: n, springCount: model.springCount, gravity: model.gravity, rayleighMass: 0 };
-    this.params = this.create('params', 32, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, structBytes(kernels().errorNorm.structs.get('SimParams')!, params));
-    this.groups = dispatchSize(n, WORKGROUP, device.limits);
-    const partialBytes = this.groups[0] * this.groups[1] * VEC4_BYTES;
-    this.partials = this.create('partials', partialBytes, storage);
-    this.partialReadback = this.create('partialReadback', partialBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
-    this.normUniform = this.create('errorNorm', 32, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
-  } // prettier-ignore
-
-  pair(label: string): Pair {
-    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    const bytes = this.model.particleCount * VEC4_BYTES;
-    return { positions: this.create(`${label}Positions`, bytes, storage), velocities: this.create(`${label}Velocities`, bytes, storage) };
-  } // prettier-ignore
-
-  /** Encodes the error norm of a − b against the current state (shaders/error-norm.wgsl, mode 1) and its readback. */
-  norm(encoder: GPUCommandEncoder, a: Pair, aKey: string, b: Pair, bKey: string): void {
-    const t = this.tolerances;
-    const values = { relative: t.relative, absolutePosition: t.absolutePosition, absoluteVelocity: t.absoluteVelocity, positionWeight: t.positionWeight, velocityWeight: t.velocityWeight, mode: 1 };
-    this.device.queue.writeBuffer(this.normUniform, 0, structBytes(kernels().errorNorm.structs.get('ErrorNorm')!, values));
-    const target = pipeline(this.device, 'errorNorm', WORKGROUP);
-    const key = `${aKey}.${bKey}`;
-    let group = this.bindGroups.get(key);
-    if (!group) {
-      group = bindByName(this.device, `WebGpuVelocityImplicit.errorNorm.${key}`, target, kernels().errorNorm, { params: this.params, norm: this.normUniform, particleInvMass: this.particleInvMass, partials: this.partials, startPositions: this.current.positions, startVelocities: this.current.velocities, aPositions: a.positions, aVelocities: a.velocities, bPositions: b.positions, bVelocities: b.velocities });
-      this.bindGroups.set(key, group);
-    }
-    const pass = encoder.beginComputePass();
-    pass.setPipeline(target);
-    pass.setBindGroup(0, group);
-    pass.dispatchWorkgroups(...this.groups);
-    pass.end();
-    encoder.copyBufferToBuffer(this.partials, 0, this.partialReadback, 0, this.partials.size);
-  } // prettier-ignore
-
-  /** Submits, reads the partials back and finishes the norm as the CPU's errorNorm does. */
-  async submitAndReadNorm(encoder: GPUCommandEncoder): Promise<number> {
-    this.device.queue.submit([encoder.finish()]);
-    await this.partialReadback.mapAsync(GPUMapMode.READ);
-    const partials = new Float32Array(this.partialReadback.getMappedRange().slice(0));
-    this.partialReadback.unmap();
-    return finishNorm(partials, this.model, this.tolerances.norm);
-  }
-
-  copyPair(encoder: GPUCommandEncoder, from: Pair, to: Pair): void {
-    encoder.copyBufferToBuffer(from.positions, 0, to.positions, 0, from.positions.size);
-    encoder.copyBufferToBuffer(from.velocities, 0, to.velocities, 0, from.velocities.size);
-  }
-
-  readPair(pair: Pair): Promise<{ positions: Float64Array; velocities: Float64Array }> {
-    return readPair(this.device, this.model.particleCount, pair.positions, pair.velocities);
-  }
-
-  destroy(): void {
-    for (const buffer of this.buffers) buffer.destroy();
-  }
+/** e = y₁ − y½ (the large step minus the two half steps), its norm, and accepting y½. */
+function errorProgram(tolerances: ErrorTolerances): Program {
+  const copy = (to: [string, string], from: [string, string]) => ({
+    op: 'combine' as const,
+    outputs: [
+      { to: to[0], terms: [[1, from[0]] as const] },
+      { to: to[1], terms: [[1, from[1]] as const] },
+    ],
+  });
+  return {
+    rings: {},
+    setup: [],
+    startupSteps: 0,
+    startup: [],
+    step: [],
+    adaptive: {
+      estimateOrder: 2,
+      first: [],
+      attempt: [
+        {
+          op: 'combine',
+          outputs: [
+            {
+              to: 'err.x',
+              terms: [
+                [1, 'full.x'],
+                [-1, 'half.x'],
+              ],
+            },
+            {
+              to: 'err.v',
+              terms: [
+                [1, 'full.v'],
+                [-1, 'half.v'],
+              ],
+            },
+          ],
+        },
+        { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['half.x', 'half.v'], tolerances },
+      ],
+      accept: [copy(['x', 'v'], ['half.x', 'half.v'])],
+    },
+  };
 }
 
 /** Options of {@link WebGpuVelocityImplicitStepper}: the implicit path's own, by name. */
@@ -146,36 +92,40 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
    * Jacobian each iteration: jacobianEvaluations = factorizations = iterations.
    */
   readonly newton: NewtonStats = emptyNewtonStats();
-  private readonly full: Pair;
   private newtonIterations = 0;
 
-  private readonly core: GpuStepperCore;
+  private readonly executor: WebGpuExecutor;
 
   private constructor(
     private readonly simulation: WebGpuImplicitSimulation,
-    device: GPUDevice,
+    private readonly device: GPUDevice,
     model: Model,
-    options: GpuVelocityImplicitOptions,
+    private readonly options: GpuVelocityImplicitOptions,
   ) {
-    this.core = new GpuStepperCore(device, model, options.tolerances);
-    this.full = this.core.pair('full');
+    checkDeviceFits(model, device.limits, WORKGROUP);
+    this.executor = new WebGpuExecutor(device, model, errorProgram(options.tolerances), 0, WORKGROUP);
   }
 
   /** The accepted state's positions, vec4<f32> (STORAGE | VERTEX). */
   get positions(): GPUBuffer {
-    return this.core.current.positions;
+    return this.executor.positions;
   }
 
   readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
-    return this.core.readPair(this.core.current);
+    return this.executor.readState();
   }
 
-  /** Copies `candidate` into the accepted state (on the GPU, no readback). */
-  private adopt(candidate: Pair): void {
-    const encoder = this.core.device.createCommandEncoder();
-    this.core.copyPair(encoder, candidate, this.core.current);
-    this.core.device.queue.submit([encoder.finish()]);
-  }
+  /** Copies the executor's (x, v)-named pair `from` into the simulation's state, or back into `to`. */
+  private copy(encoder: GPUCommandEncoder, direction: 'toSimulation' | 'fromSimulation', pair: 'x' | 'full' | 'half'): void {
+    const bytes = this.simulation.model.particleCount * VEC4_BYTES;
+    const names = pair === 'x' ? ['x', 'v'] : [`${pair}.x`, `${pair}.v`];
+    const ours = names.map((name) => this.executor.location(name));
+    const theirs = [this.simulation.positions, this.simulation.velocities];
+    ours.forEach((at, k) => {
+      if (direction === 'toSimulation') encoder.copyBufferToBuffer(at.buffer, at.offset, theirs[k]!, 0, bytes);
+      else encoder.copyBufferToBuffer(theirs[k]!, 0, at.buffer, at.offset, bytes);
+    });
+  } // prettier-ignore
 
   static async create(
     device: GPUDevice,
@@ -207,16 +157,12 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
     return this.newtonIterations;
   }
 
-  private simulationState(): Pair {
-    return { positions: this.simulation.positions, velocities: this.simulation.velocities };
-  }
-
   /** Runs `steps` backward-Euler steps of `h` from the accepted state; false if Newton failed. */
-  private async trial(h: number, steps: number, into?: Pair, estimator = false): Promise<boolean> {
+  private async trial(h: number, steps: number, into: 'full' | 'half', estimator = false): Promise<boolean> {
     const before = await this.simulation.readSolverStats();
-    const encoder = this.core.device.createCommandEncoder();
-    this.core.copyPair(encoder, this.core.current, this.simulationState());
-    this.core.device.queue.submit([encoder.finish()]);
+    const encoder = this.device.createCommandEncoder();
+    this.copy(encoder, 'toSimulation', 'x');
+    this.device.queue.submit([encoder.finish()]);
     this.simulation.setTimeStep(h);
     await this.simulation.advance(steps);
     const after = await this.simulation.readSolverStats();
@@ -238,28 +184,34 @@ export class WebGpuVelocityImplicitStepper implements GpuAdaptiveStepper {
       s.errorEstimatorJacobianEvaluations += iterations;
       s.errorEstimatorFactorizations += iterations;
     }
-    if (into) {
-      const copy = this.core.device.createCommandEncoder();
-      this.core.copyPair(copy, this.simulationState(), into);
-      this.core.device.queue.submit([copy.finish()]);
-    }
+    const copy = this.device.createCommandEncoder();
+    this.copy(copy, 'fromSimulation', into);
+    this.device.queue.submit([copy.finish()]);
     return after.unconvergedSteps === before.unconvergedSteps;
   }
 
   async attempt(h: number): Promise<AttemptOutcome> {
-    if (!(await this.trial(h, 1, this.full, true))) return { kind: 'newton-failed' };
-    if (!(await this.trial(h / 2, 2))) return { kind: 'newton-failed' };
-    const encoder = this.core.device.createCommandEncoder({ label: 'WebGpuVelocityImplicit.norm' });
-    this.core.norm(encoder, this.full, 'full', this.simulationState(), 'simulation');
-    return { kind: 'estimated', error: await this.core.submitAndReadNorm(encoder) };
+    if (!(await this.trial(h, 1, 'full', true))) return { kind: 'newton-failed' };
+    if (!(await this.trial(h / 2, 2, 'half'))) return { kind: 'newton-failed' };
+    const encoder = this.device.createCommandEncoder({ label: 'WebGpuVelocityImplicit.norm' });
+    const pass = encoder.beginComputePass();
+    this.executor.encode(pass, 'attempt');
+    pass.end();
+    this.executor.encodeNormReadback(encoder);
+    this.device.queue.submit([encoder.finish()]);
+    return { kind: 'estimated', error: await this.executor.readNorm(this.options.tolerances.norm) };
   }
 
   accept(): void {
-    this.adopt(this.simulationState());
+    const encoder = this.device.createCommandEncoder({ label: 'WebGpuVelocityImplicit.accept' });
+    const pass = encoder.beginComputePass();
+    this.executor.encode(pass, 'accept');
+    pass.end();
+    this.device.queue.submit([encoder.finish()]);
   }
 
   destroy(): void {
     this.simulation.destroy();
-    this.core.destroy();
+    this.executor.destroy();
   }
 }

@@ -7,7 +7,7 @@
  */
 import { WeftInputError } from '../../core/errors.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
-import type { SolverStats } from '../../integrators/implicit-options.ts';
+import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
 import { isMultistep } from '../../integrators/catalog.ts';
 import { resolveMultistepOptions, validateIntegrationOptions } from '../../integrators/options.ts';
 import type { Program } from '../../integrators/program.ts';
@@ -209,13 +209,8 @@ export class WebGpuSimulation implements GpuSimulation {
       corrector?.correctorIterations ??
       (c ? c.maxIterations * Math.max(0, this.steps - this.program.startupSteps) : 0);
     return {
+      ...emptyStats(),
       steps: this.steps,
-      linearSolves: 0,
-      linearIterations: 0,
-      maxLinearIterations: 0,
-      lastResidual: 0,
-      maxResidual: 0,
-      unconvergedSolves: 0,
       newtonIterations: sweeps,
       unconvergedSteps: corrector?.unconvergedSteps ?? 0,
       converged: corrector?.converged ?? true,
