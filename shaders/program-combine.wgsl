@@ -4,34 +4,46 @@
 // Runge–Kutta stages and solutions, symplectic updates, Adams steps, correctors and copies are all
 // this kernel with other coefficients.
 
+// The coefficients (h applied) are the op's uniform; which vectors it combines and writes are the
+// pipeline's overrides, so each combination is its own specialised pipeline.
 struct CombineOp {
-  outputCount: u32,        // 1 or 2
-  to0: u32,                // reference written by output 0
-  to1: u32,                // reference written by output 1
-  terms0: u32,             // terms of output 0 (≤ 8)
-  terms1: u32,             // terms of output 1 (≤ 8)
-  refs0a: vec4<u32>,       // references of output 0's terms 1–4
-  refs0b: vec4<u32>,       // … terms 5–8
-  refs1a: vec4<u32>,
-  refs1b: vec4<u32>,
-  coefficients0a: vec4<f32>,  // c of output 0's terms 1–4 (h already applied)
-  coefficients0b: vec4<f32>,
+  coefficients0a: vec4<f32>,  // c of output 0's terms 1–4
+  coefficients0b: vec4<f32>,  // … terms 5–8
   coefficients1a: vec4<f32>,
   coefficients1b: vec4<f32>,
 }
 
+override outputCount: u32 = 1u;  // 1 or 2
+override to0: u32 = 0u;          // reference written by output 0
+override to1: u32 = 0u;          // … by output 1
+override terms0: u32 = 0u;       // terms of output 0 (≤ 8)
+override terms1: u32 = 0u;
+override ref00: u32 = 0u;        // references of output 0's terms
+override ref01: u32 = 0u;
+override ref02: u32 = 0u;
+override ref03: u32 = 0u;
+override ref04: u32 = 0u;
+override ref05: u32 = 0u;
+override ref06: u32 = 0u;
+override ref07: u32 = 0u;
+override ref10: u32 = 0u;        // … of output 1's terms
+override ref11: u32 = 0u;
+override ref12: u32 = 0u;
+override ref13: u32 = 0u;
+override ref14: u32 = 0u;
+override ref15: u32 = 0u;
+override ref16: u32 = 0u;
+override ref17: u32 = 0u;
+
 @group(0) @binding(4) var<uniform> op: CombineOp;
 
-fn combination(count: u32, refsA: vec4<u32>, refsB: vec4<u32>, cA: vec4<f32>, cB: vec4<f32>, i: u32) -> vec3<f32> {
-  let refs = array<u32, 8>(refsA.x, refsA.y, refsA.z, refsA.w, refsB.x, refsB.y, refsB.z, refsB.w);
-  let c = array<f32, 8>(cA.x, cA.y, cA.z, cA.w, cB.x, cB.y, cB.z, cB.w);
-  // Last term first: programs put the base (y in y + h Σ c k) first, so the small increments are
-  // summed before the one rounding against it (one rounding of |y| instead of one per term).
-  var sum = vec3<f32>(0.0);
-  for (var j = count; j > 0u; j--) {
-    sum += c[j - 1u] * loadVector(refs[j - 1u], i);
+// Last term first: programs put the base (y in y + h Σ c k) first, so the small increments are
+// summed before the one rounding against it (one rounding of |y| instead of one per term).
+fn term(sum: vec3<f32>, j: u32, count: u32, vector: u32, c: f32, i: u32) -> vec3<f32> {
+  if (j >= count) {
+    return sum;
   }
-  return sum;
+  return sum + c * loadVector(vector, i);
 }
 
 @compute @workgroup_size(workgroupSize)
@@ -40,10 +52,30 @@ fn programCombineMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
   if (i >= params.particleCount) {
     return;
   }
-  let out0 = combination(op.terms0, op.refs0a, op.refs0b, op.coefficients0a, op.coefficients0b, i);
-  let out1 = combination(op.terms1, op.refs1a, op.refs1b, op.coefficients1a, op.coefficients1b, i);
-  storeVector(op.to0, i, out0);
-  if (op.outputCount == 2u) {
-    storeVector(op.to1, i, out1);
+  let a = op.coefficients0a;
+  let b = op.coefficients0b;
+  var out0 = vec3<f32>(0.0);
+  out0 = term(out0, 7u, terms0, ref07, b.w, i);
+  out0 = term(out0, 6u, terms0, ref06, b.z, i);
+  out0 = term(out0, 5u, terms0, ref05, b.y, i);
+  out0 = term(out0, 4u, terms0, ref04, b.x, i);
+  out0 = term(out0, 3u, terms0, ref03, a.w, i);
+  out0 = term(out0, 2u, terms0, ref02, a.z, i);
+  out0 = term(out0, 1u, terms0, ref01, a.y, i);
+  out0 = term(out0, 0u, terms0, ref00, a.x, i);
+  let c = op.coefficients1a;
+  let d = op.coefficients1b;
+  var out1 = vec3<f32>(0.0);
+  out1 = term(out1, 7u, terms1, ref17, d.w, i);
+  out1 = term(out1, 6u, terms1, ref16, d.z, i);
+  out1 = term(out1, 5u, terms1, ref15, d.y, i);
+  out1 = term(out1, 4u, terms1, ref14, d.x, i);
+  out1 = term(out1, 3u, terms1, ref13, c.w, i);
+  out1 = term(out1, 2u, terms1, ref12, c.z, i);
+  out1 = term(out1, 1u, terms1, ref11, c.y, i);
+  out1 = term(out1, 0u, terms1, ref10, c.x, i);
+  storeVector(to0, i, out0);
+  if (outputCount == 2u) {
+    storeVector(to1, i, out1);
   }
 }

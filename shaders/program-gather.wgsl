@@ -28,7 +28,7 @@ fn programGatherMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   let invMass = particleInvMass[i];
   var a = vec3<f32>(0.0);
   if (invMass > 0.0) {
-    a = force * invMass + params.gravity - op.rayleighMass * loadVector(op.v, i);
+    a = force * invMass + params.gravity - op.rayleighMass * loadVector(vRef, i);
   }
-  storeVector(op.a, i, a);
+  storeVector(aRef, i, a);
 }

@@ -5,13 +5,14 @@
 // The host adds the partials (read back once per attempt) and takes √(Σ/N) or the max.
 // The tree reduction needs a power-of-two workgroupSize.
 
+override errorX: u32 = 0u;  // references of e (m, m/s)
+override errorV: u32 = 0u;
+override startX: u32 = 0u;  // … of y, the state at the start of the step
+override startV: u32 = 0u;
+override endX: u32 = 0u;    // … of ŷ, the candidate
+override endV: u32 = 0u;
+
 struct NormOp {
-  errorX: u32,            // references of e (m, m/s)
-  errorV: u32,
-  startX: u32,            // … of y, the state at the start of the step
-  startV: u32,
-  endX: u32,              // … of ŷ, the candidate
-  endV: u32,
   relative: f32,          // r
   absolutePosition: f32,  // a for x, m
   absoluteVelocity: f32,  // a for v, m/s
@@ -35,12 +36,12 @@ fn programNormMain(
   let i = threadIndex(id, groups);
   var value = vec4<f32>(0.0);
   if (i < params.particleCount && particleInvMass[i] > 0.0) {
-    let yx = loadVector(op.startX, i);
-    let yv = loadVector(op.startV, i);
-    let bx = loadVector(op.endX, i);
-    let bv = loadVector(op.endV, i);
-    let tx = op.positionWeight * loadVector(op.errorX, i) / (op.absolutePosition + op.relative * max(abs(yx), abs(bx)));
-    let tv = op.velocityWeight * loadVector(op.errorV, i) / (op.absoluteVelocity + op.relative * max(abs(yv), abs(bv)));
+    let yx = loadVector(startX, i);
+    let yv = loadVector(startV, i);
+    let bx = loadVector(endX, i);
+    let bv = loadVector(endV, i);
+    let tx = op.positionWeight * loadVector(errorX, i) / (op.absolutePosition + op.relative * max(abs(yx), abs(bx)));
+    let tv = op.velocityWeight * loadVector(errorV, i) / (op.absoluteVelocity + op.relative * max(abs(yv), abs(bv)));
     let largest = max(max(max(abs(tx.x), abs(tx.y)), abs(tx.z)), max(max(abs(tv.x), abs(tv.y)), abs(tv.z)));
     let sum = dot(tx, tx) + dot(tv, tv);
     // NaN fails every comparison; Inf exceeds the largest f32.

@@ -1,7 +1,7 @@
 // The vectors a program names (src/integrators/program.ts), shared by the program kernels:
 // reference 0 is the positions buffer (w = 1, drawn from by render pipelines), 1 the velocities,
-// k ≥ 2 slot k − 2 of the work-vector arena (n vec4 per slot). A reference comes from the op's
-// uniform, so every thread of a dispatch takes the same branch.
+// k ≥ 2 slot k − 2 of the work-vector arena (n vec4 per slot). A reference comes from the
+// pipeline's `override` constants, so each op's pipeline is specialised and the branches fold.
 
 @group(0) @binding(0) var<uniform> params: SimParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;   // x, m
@@ -29,9 +29,10 @@ fn storeVector(vector: u32, i: u32, value: vec3<f32>) {
 }
 
 // An `eval` op: a = a(x, v) with Rayleigh mass damping r_m (0 when the scheme treats it itself).
+// The references x, v, a are the pipeline's overrides xRef, vRef, aRef.
 struct EvalOp {
-  x: u32,              // reference of the positions evaluated at
-  v: u32,              // reference of the velocities
-  a: u32,              // reference the accelerations are written to
   rayleighMass: f32,   // r_m, 1/s
 }
+override xRef: u32 = 0u;  // positions evaluated at
+override vRef: u32 = 1u;  // velocities evaluated at
+override aRef: u32 = 2u;  // where the accelerations are written

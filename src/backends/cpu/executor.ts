@@ -108,20 +108,42 @@ export class CpuExecutor {
     }
   }
 
-  /** Every output from the old values, then written: an output may alias one of its terms. */
+  /**
+   * Every output from the old values, then written, element by element: an output may be one of
+   * its own (or the other output's) terms. Terms are summed last first, as
+   * shaders/program-combine.wgsl does (the base, first, is added last).
+   */
   private combine(outputs: Extract<Op, { op: 'combine' }>['outputs']): void {
     const n3 = 3 * this.model.particleCount;
-    const results = outputs.map((out) => {
-      const terms = out.terms
-        .map(([c, name]) => [coefficientAt(c, this.h), this.vector(name)] as const)
-        .filter(([c]) => c !== 0);
-      const sum = new Float64Array(n3);
-      // Last term first, as shaders/program-combine.wgsl sums.
-      for (const [c, values] of terms.reverse())
-        for (let k = 0; k < n3; k++) sum[k] = sum[k]! + c * values[k]!;
-      return sum;
+    const resolved = outputs.map((out) => {
+      const terms = out.terms.filter(([c]) => coefficientAt(c, this.h) !== 0).reverse();
+      return {
+        to: this.vector(out.to),
+        cs: terms.map(([c]) => coefficientAt(c, this.h)),
+        vs: terms.map(([, name]) => this.vector(name)),
+      };
     });
-    outputs.forEach((out, i) => this.vector(out.to).set(results[i]!));
+    const [first, second] = resolved as [(typeof resolved)[number], (typeof resolved)[number] | undefined];
+    const { to: to0, cs: c0, vs: v0 } = first;
+    const count0 = c0.length;
+    if (!second) {
+      for (let k = 0; k < n3; k++) {
+        let a = 0;
+        for (let j = 0; j < count0; j++) a += c0[j]! * v0[j]![k]!;
+        to0[k] = a;
+      }
+      return;
+    }
+    const { to: to1, cs: c1, vs: v1 } = second;
+    const count1 = c1.length;
+    for (let k = 0; k < n3; k++) {
+      let a = 0;
+      let b = 0;
+      for (let j = 0; j < count0; j++) a += c0[j]! * v0[j]![k]!;
+      for (let j = 0; j < count1; j++) b += c1[j]! * v1[j]![k]!;
+      to0[k] = a;
+      to1[k] = b;
+    }
   }
 
   /**

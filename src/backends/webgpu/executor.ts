@@ -174,11 +174,17 @@ export class WebGpuExecutor {
     return 2 + this.slots.get(entry.ring)! + ((heads.get(entry.ring)! + entry.back) % length);
   }
 
-  private dispatch(kernel: KernelName, label: string, threads: number, op: GPUBuffer): Dispatch {
-    const target = pipeline(this.device, kernel, this.workgroupSize);
+  private dispatch(
+    kernel: KernelName,
+    label: string,
+    threads: number,
+    op: GPUBuffer | null,
+    constants: Readonly<Record<string, number>> = {},
+  ): Dispatch {
+    const target = pipeline(this.device, kernel, this.workgroupSize, constants);
     const bindGroup = bindByName(this.device, `WebGpuExecutor.${label}`, target, kernels()[kernel], {
       ...this.shared,
-      op,
+      ...(op ? { op } : {}),
     });
     return { label, pipeline: target, bindGroup, threads };
   }
@@ -206,40 +212,37 @@ export class WebGpuExecutor {
         const length = this.program.rings[op.ring]!;
         heads.set(op.ring, (heads.get(op.ring)! + length - 1) % length);
       } else if (op.op === 'eval') {
-        const values = {
-          x: this.reference(op.x, heads),
-          v: this.reference(op.v, heads),
-          a: this.reference(op.a, heads),
-          rayleighMass: op.rayleighMass,
+        const refs = {
+          xRef: this.reference(op.x, heads),
+          vRef: this.reference(op.v, heads),
+          aRef: this.reference(op.a, heads),
         };
-        const buffer = this.uniform('programForces', 'EvalOp', () => values);
+        const buffer = this.uniform('programGather', 'EvalOp', () => ({ rayleighMass: op.rayleighMass }));
         if (this.model.springCount > 0)
-          out.push(this.dispatch('programForces', 'forces', this.model.springCount, buffer));
-        out.push(this.dispatch('programGather', 'gather', this.model.particleCount, buffer));
+          out.push(this.dispatch('programForces', 'forces', this.model.springCount, null, refs));
+        out.push(this.dispatch('programGather', 'gather', this.model.particleCount, buffer, refs));
       } else if (op.op === 'combine') {
         out.push(this.combine(op.outputs, heads));
       } else if (op.op === 'norm') {
         const ref = (name: string): number => this.reference(name, heads);
-        const t = op.tolerances;
-        const values = {
+        const refs = {
           errorX: ref(op.error[0]),
           errorV: ref(op.error[1]),
           startX: ref(op.start[0]),
           startV: ref(op.start[1]),
           endX: ref(op.end[0]),
           endV: ref(op.end[1]),
-          relative: t.relative,
-          absolutePosition: t.absolutePosition,
-          absoluteVelocity: t.absoluteVelocity,
-          positionWeight: t.positionWeight,
-          velocityWeight: t.velocityWeight,
         };
+        const { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight } =
+          op.tolerances;
+        const values = { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight };
         out.push(
           this.dispatch(
             'programNorm',
             'norm',
             this.model.particleCount,
             this.uniform('programNorm', 'NormOp', () => values),
+            refs,
           ),
         );
       } else this.compileCorrector(heads, out);
@@ -289,60 +292,25 @@ export class WebGpuExecutor {
     };
   }
 
-  private combine(
-    outputs: Extract<Op, { op: 'combine' }>['outputs'],
-    heads: ReadonlyMap<string, number>,
-  ): Dispatch {
-    const side = (k: number): { to: number; refs: number[]; coefficients: Coefficient[] } => {
-      const out = outputs[k];
-      if (!out) return { to: 0, refs: [], coefficients: [] };
+  /** A `combine`: its vectors specialise the pipeline, its coefficients (functions of h) are the uniform. */
+  private combine(outputs: Extract<Op, { op: 'combine' }>['outputs'], heads: ReadonlyMap<string, number>): Dispatch {
+    const constants: Record<string, number> = { outputCount: outputs.length };
+    const coefficients: Coefficient[][] = [[], []];
+    outputs.forEach((out, k) => {
       if (out.terms.length > MAX_TERMS) throw new Error(`a combination has more than ${MAX_TERMS} terms`);
-      return {
-        to: this.reference(out.to, heads),
-        refs: out.terms.map(([, name]) => this.reference(name, heads)),
-        coefficients: out.terms.map(([c]) => c),
-      };
-    };
-    const [a, b] = [side(0), side(1)];
-    const pad = <T>(values: T[], fill: T): T[] => [
-      ...values,
-      ...Array<T>(MAX_TERMS - values.length).fill(fill),
-    ];
+      constants[`to${k}`] = this.reference(out.to, heads);
+      constants[`terms${k}`] = out.terms.length;
+      out.terms.forEach(([c, name], j) => {
+        constants[`ref${k}${j}`] = this.reference(name, heads);
+        coefficients[k]!.push(c);
+      });
+    });
     const values = (h: number): Record<string, number | readonly number[]> => {
-      const [ca, cb] = [
-        pad(
-          a.coefficients.map((c) => coefficientAt(c, h)),
-          0,
-        ),
-        pad(
-          b.coefficients.map((c) => coefficientAt(c, h)),
-          0,
-        ),
-      ];
-      const [ra, rb] = [pad(a.refs, 0), pad(b.refs, 0)];
-      return {
-        outputCount: outputs.length,
-        to0: a.to,
-        to1: b.to,
-        terms0: a.refs.length,
-        terms1: b.refs.length,
-        refs0a: ra.slice(0, 4),
-        refs0b: ra.slice(4),
-        refs1a: rb.slice(0, 4),
-        refs1b: rb.slice(4),
-        coefficients0a: ca.slice(0, 4),
-        coefficients0b: ca.slice(4),
-        coefficients1a: cb.slice(0, 4),
-        coefficients1b: cb.slice(4),
-      };
+      const [a, b] = coefficients.map((cs) => [...cs.map((c) => coefficientAt(c, h)), ...Array<number>(MAX_TERMS - cs.length).fill(0)]) as [number[], number[]];
+      return { coefficients0a: a.slice(0, 4), coefficients0b: a.slice(4), coefficients1a: b.slice(0, 4), coefficients1b: b.slice(4) };
     };
-    return this.dispatch(
-      'programCombine',
-      'combine',
-      this.model.particleCount,
-      this.uniform('programCombine', 'CombineOp', values),
-    );
-  }
+    return this.dispatch('programCombine', 'combine', this.model.particleCount, this.uniform('programCombine', 'CombineOp', values), constants);
+  } // prettier-ignore
 
   /** Where a plain vector lives, for copies to and from other passes' buffers (n vec4 from `offset`). */
   location(name: string): { buffer: GPUBuffer; offset: number } {

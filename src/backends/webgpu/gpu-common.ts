@@ -9,21 +9,34 @@ export const VEC4_BYTES = 16;
 type Pipelines = Map<string, GPUComputePipeline>;
 const pipelineCache = new WeakMap<GPUDevice, Pipelines>();
 
-export function pipeline(device: GPUDevice, name: KernelName, workgroupSize: number): GPUComputePipeline {
+const moduleCache = new WeakMap<GPUDevice, Map<KernelName, GPUShaderModule>>();
+
+/**
+ * The pipeline of kernel `name` with its `override` constants (workgroupSize, and e.g. the vector
+ * references of a program op, which specialise the kernel so that its branches fold away), cached
+ * per device and constants; one shader module per kernel and device.
+ */
+export function pipeline(
+  device: GPUDevice,
+  name: KernelName,
+  workgroupSize: number,
+  constants: Readonly<Record<string, number>> = {},
+): GPUComputePipeline {
   let cache = pipelineCache.get(device);
   if (!cache) pipelineCache.set(device, (cache = new Map()));
-  const key = `${name}/${workgroupSize}`;
+  const key = `${name}/${workgroupSize}/${JSON.stringify(constants)}`;
   let found = cache.get(key);
   if (!found) {
     const kernel = kernels()[name];
+    let modules = moduleCache.get(device);
+    if (!modules) moduleCache.set(device, (modules = new Map()));
+    let module = modules.get(name);
+    if (!module)
+      modules.set(name, (module = device.createShaderModule({ label: `Weft.${name}`, code: kernel.code })));
     found = device.createComputePipeline({
       label: `Weft.${name}`,
       layout: 'auto',
-      compute: {
-        module: device.createShaderModule({ label: `Weft.${name}`, code: kernel.code }),
-        entryPoint: kernel.entryPoint,
-        constants: { workgroupSize },
-      },
+      compute: { module, entryPoint: kernel.entryPoint, constants: { workgroupSize, ...constants } },
     });
     cache.set(key, found);
   }
