@@ -91,58 +91,12 @@ function perSpring(field: string, value: number | ArrayLike<number>, springCount
   return values;
 }
 
-/**
- * Validates a description and builds the model. Every problem is a {@link WeftInputError} that
- * names the field and the index: NaN/Inf anywhere, mass ≤ 0 on a free particle, spring index out
- * of range or a self-loop, rest length ≤ 0, negative stiffness or damping.
- */
-export function createModel(description: ModelDescription): Model {
-  const { positions, masses, springPairs } = description;
-  if (positions.length % 3 !== 0) {
-    throw new WeftInputError('particles.positions', `length ${positions.length} is not a multiple of 3`);
-  }
-  const particleCount = positions.length / 3;
-  if (particleCount === 0) throw new WeftInputError('particles.positions', 'there are no particles');
-  requireFinite('particles.positions', positions);
-  requireLength('particles.masses', masses, particleCount, 'one per particle');
-  requireFinite('particles.masses', masses);
-
-  const particleFixed = new Uint8Array(particleCount);
-  const fixed = description.fixed ?? [];
-  for (let i = 0; i < fixed.length; i++) {
-    const index = fixed[i] as number;
-    requireIndex(`particles.fixed[${i}]`, index, particleCount);
-    particleFixed[index] = 1;
-  }
-
-  const particleMass = Float64Array.from(masses);
-  const particleInvMass = new Float64Array(particleCount);
-  for (let i = 0; i < particleCount; i++) {
-    const mass = particleMass[i] as number;
-    if (particleFixed[i]) continue;
-    if (mass <= 0)
-      throw new WeftInputError(`particles.masses[${i}]`, `must be > 0 on a free particle, got ${mass}`);
-    particleInvMass[i] = 1 / mass;
-  }
-
-  const particleVelocities = new Float64Array(3 * particleCount);
-  if (description.velocities !== undefined) {
-    requireLength('particles.velocities', description.velocities, 3 * particleCount, '3 per particle');
-    requireFinite('particles.velocities', description.velocities);
-    particleVelocities.set(description.velocities);
-  }
-  for (let i = 0; i < particleCount; i++) {
-    if (!particleFixed[i]) continue;
-    for (let c = 0; c < 3; c++) {
-      if (particleVelocities[3 * i + c] !== 0) {
-        throw new WeftInputError(
-          `particles.velocities[${3 * i + c}]`,
-          `particle ${i} is fixed, so its velocity must be 0, got ${particleVelocities[3 * i + c]}`,
-        );
-      }
-    }
-  }
-
+/** The springs' arrays, validated: indices in range and distinct, k and c ≥ 0, rest lengths > 0. */
+function springArrays(
+  description: ModelDescription,
+  particleCount: number,
+): Pick<Model, 'springCount' | 'springIndices' | 'springRestLength' | 'springStiffness' | 'springDamping'> {
+  const { positions, springPairs } = description;
   if (springPairs.length % 2 !== 0) {
     throw new WeftInputError('springs.pairs', `length ${springPairs.length} is not even (pairs a, b)`);
   }
@@ -193,23 +147,76 @@ export function createModel(description: ModelDescription): Model {
     }
   });
 
+  return { springCount, springIndices, springRestLength, springStiffness, springDamping };
+}
+
+/**
+ * Validates a description and builds the model. Every problem is a {@link WeftInputError} that
+ * names the field and the index: NaN/Inf anywhere, mass ≤ 0 on a free particle, spring index out
+ * of range or a self-loop, rest length ≤ 0, negative stiffness or damping.
+ */
+export function createModel(description: ModelDescription): Model {
+  const { positions, masses } = description;
+  if (positions.length % 3 !== 0) {
+    throw new WeftInputError('particles.positions', `length ${positions.length} is not a multiple of 3`);
+  }
+  const particleCount = positions.length / 3;
+  if (particleCount === 0) throw new WeftInputError('particles.positions', 'there are no particles');
+  requireFinite('particles.positions', positions);
+  requireLength('particles.masses', masses, particleCount, 'one per particle');
+  requireFinite('particles.masses', masses);
+
+  const particleFixed = new Uint8Array(particleCount);
+  const fixed = description.fixed ?? [];
+  for (let i = 0; i < fixed.length; i++) {
+    const index = fixed[i] as number;
+    requireIndex(`particles.fixed[${i}]`, index, particleCount);
+    particleFixed[index] = 1;
+  }
+
+  const particleMass = Float64Array.from(masses);
+  const particleInvMass = new Float64Array(particleCount);
+  for (let i = 0; i < particleCount; i++) {
+    const mass = particleMass[i] as number;
+    if (particleFixed[i]) continue;
+    if (mass <= 0)
+      throw new WeftInputError(`particles.masses[${i}]`, `must be > 0 on a free particle, got ${mass}`);
+    particleInvMass[i] = 1 / mass;
+  }
+
+  const particleVelocities = new Float64Array(3 * particleCount);
+  if (description.velocities !== undefined) {
+    requireLength('particles.velocities', description.velocities, 3 * particleCount, '3 per particle');
+    requireFinite('particles.velocities', description.velocities);
+    particleVelocities.set(description.velocities);
+  }
+  for (let i = 0; i < particleCount; i++) {
+    if (!particleFixed[i]) continue;
+    for (let c = 0; c < 3; c++) {
+      if (particleVelocities[3 * i + c] !== 0) {
+        throw new WeftInputError(
+          `particles.velocities[${3 * i + c}]`,
+          `particle ${i} is fixed, so its velocity must be 0, got ${particleVelocities[3 * i + c]}`,
+        );
+      }
+    }
+  }
+
+  const springs = springArrays(description, particleCount);
+
   const gravity = description.gravity ?? [0, -9.81, 0];
   requireLength('gravity', gravity, 3, 'x, y, z');
   requireFinite('gravity', gravity);
 
   return {
     particleCount,
-    springCount,
     particlePositions: Float64Array.from(positions),
     particleVelocities,
     particleMass,
     particleInvMass,
     particleFixed,
-    springIndices,
-    springRestLength,
-    springStiffness,
-    springDamping,
+    ...springs,
     gravity: [gravity[0], gravity[1], gravity[2]],
-    incidence: buildIncidence(particleCount, springIndices),
+    incidence: buildIncidence(particleCount, springs.springIndices),
   };
 }
