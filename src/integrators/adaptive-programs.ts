@@ -9,7 +9,8 @@ import { explicitProgram, rungeKuttaOps } from './programs.ts';
 import { STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
 import { RUNGE_KUTTA_TABLEAUX } from './tableaux.ts';
 
-const copy = (to: readonly [string, string], from: readonly [string, string]): Op => ({
+/** (to.x, to.v) = (from.x, from.v). */
+export const copyPair = (to: readonly [string, string], from: readonly [string, string]): Op => ({
   op: 'combine',
   outputs: [
     { to: to[0], terms: [[1, from[0]]] },
@@ -17,9 +18,14 @@ const copy = (to: readonly [string, string], from: readonly [string, string]): O
   ],
 });
 
-/** A program that only attempts and accepts (no fixed step), its candidate copied on accept. */
-function adaptiveOnly(estimateOrder: number, first: Op[], attempt: Op[]): Program {
-  const accept = [copy(['x', 'v'], ['cand.x', 'cand.v'])];
+/** A program that only attempts and accepts (no fixed step): on accept, `accepted` becomes the state. */
+export function adaptiveOnly(
+  estimateOrder: number,
+  first: Op[],
+  attempt: Op[],
+  accepted: readonly [string, string] = ['cand.x', 'cand.v'],
+): Program {
+  const accept = [copyPair(['x', 'v'], accepted)];
   return {
     rings: {},
     setup: [],
@@ -74,9 +80,9 @@ export function stepDoublingProgram(
   const half = scaleStep(step, 0.5);
   const scale = 1 / (2 ** STEP_DOUBLING_ORDER[scheme] - 1);
   const attempt: Op[] = [
-    copy(['full.x', 'full.v'], ['x', 'v']),
+    copyPair(['full.x', 'full.v'], ['x', 'v']),
     ...on('full', step),
-    copy(['cand.x', 'cand.v'], ['x', 'v']),
+    copyPair(['cand.x', 'cand.v'], ['x', 'v']),
     ...on('cand', half),
     ...on('cand', half),
     {

@@ -8,7 +8,8 @@ import type { AttemptOutcome, GpuAdaptiveStepper } from '../common/stepper.ts';
 import type { ErrorTolerances } from '../cpu/error-norm.ts';
 import { emptyNewtonStats, type NewtonStats } from '../../integrators/adaptive-options.ts';
 import type { LinearSolverName } from '../../integrators/implicit-options.ts';
-import type { Program } from '../../integrators/program.ts';
+import type { Op, Program } from '../../integrators/program.ts';
+import { adaptiveOnly } from '../../integrators/adaptive-programs.ts';
 import type { Model } from '../../model/model.ts';
 import { WebGpuImplicitSimulation } from './webgpu-implicit-simulation.ts';
 import { checkDeviceFits } from './device-fits.ts';
@@ -20,47 +21,33 @@ const WORKGROUP = 64;
 
 /** e = y₁ − y½ (the large step minus the two half steps), its norm, and accepting y½. */
 function errorProgram(tolerances: ErrorTolerances): Program {
-  const copy = (to: [string, string], from: [string, string]) => ({
-    op: 'combine' as const,
+  const error: Op = {
+    op: 'combine',
     outputs: [
-      { to: to[0], terms: [[1, from[0]] as const] },
-      { to: to[1], terms: [[1, from[1]] as const] },
+      {
+        to: 'err.x',
+        terms: [
+          [1, 'full.x'],
+          [-1, 'half.x'],
+        ],
+      },
+      {
+        to: 'err.v',
+        terms: [
+          [1, 'full.v'],
+          [-1, 'half.v'],
+        ],
+      },
     ],
-  });
-  return {
-    rings: {},
-    setup: [],
-    startupSteps: 0,
-    startup: [],
-    step: [],
-    adaptive: {
-      estimateOrder: 2,
-      first: [],
-      attempt: [
-        {
-          op: 'combine',
-          outputs: [
-            {
-              to: 'err.x',
-              terms: [
-                [1, 'full.x'],
-                [-1, 'half.x'],
-              ],
-            },
-            {
-              to: 'err.v',
-              terms: [
-                [1, 'full.v'],
-                [-1, 'half.v'],
-              ],
-            },
-          ],
-        },
-        { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['half.x', 'half.v'], tolerances },
-      ],
-      accept: [copy(['x', 'v'], ['half.x', 'half.v'])],
-    },
   };
+  const norm: Op = {
+    op: 'norm',
+    error: ['err.x', 'err.v'],
+    start: ['x', 'v'],
+    end: ['half.x', 'half.v'],
+    tolerances,
+  };
+  return adaptiveOnly(2, [], [error, norm], ['half.x', 'half.v']);
 }
 
 /** Options of {@link WebGpuVelocityImplicitStepper}: the implicit path's own, by name. */
