@@ -156,6 +156,32 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
   await page.close();
 });
 
+test('the cloth demo runs a multistep predictor–corrector on the GPU', async () => {
+  // 32² cloth: its explicit step limit is 2/ω_max ≈ 4.4e-4 s (the page's hint); AM-PC's is smaller.
+  const { page, errors } = await open(
+    '/examples/cloth/?size=32&integrator=adams-moulton-pc&dt=0.0002&substeps=8',
+  );
+  await waitForFrames(page, errors, 3);
+  const before = await page.evaluate(() => window.__weft!.time);
+  const seen = await twoFrames(page, 'cloth');
+  expect(seen.matching, 'cloth-coloured pixels').toBeGreaterThan(0.01 * seen.pixels);
+  expect(await page.evaluate(() => window.__weft!.time)).toBeGreaterThan(before);
+  const option = await page.$eval(
+    '#integrator option[value="adams-moulton-pc"]',
+    (o) => (o as HTMLOptionElement).disabled,
+  );
+  expect(option, 'selectable in the menu').toBe(false);
+  await page.waitForFunction(
+    () => /^adams-moulton-pc/.test(document.getElementById('stats')!.textContent ?? ''),
+    {
+      timeout: 20_000,
+    },
+  );
+  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('the cloth demo stops a diverging integrator, says so, and draws no cloth', async () => {
   const { page, errors } = await open(
     '/examples/cloth/?size=32&integrator=explicit-euler&dt=0.002&substeps=2',
