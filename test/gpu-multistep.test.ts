@@ -97,3 +97,19 @@ test('a corrector that cannot converge is reported on WebGPU as on the CPU', asy
   expect(stats.newtonIterations).toBe(60);
   gpu.destroy();
 });
+
+test('the default corrector tolerance is one float32 can meet (1e-5 there, 1e-10 in float64)', async () => {
+  // At 1e-10 every float32 step would end unconverged after maxCorrectorIterations sweeps.
+  for (const where of [{ precision: 'f32' as const }, { backend: 'webgpu' as const, device }]) {
+    const simulation = await createSimulation(model, { integrator: 'heun-implicit', dt: 1e-3, ...where });
+    simulation.step(20);
+    const stats = (await simulation.readSolverStats())!;
+    expect([stats.unconvergedSteps, stats.converged]).toEqual([0, true]);
+    expect(stats.newtonIterations).toBeLessThan(20 * 5);
+    simulation.destroy();
+  }
+  const f64 = await createSimulation(model, { integrator: 'heun-implicit', dt: 1e-3 });
+  f64.step(20);
+  // float64 meets 1e-10, with more sweeps than float32's 1e-5.
+  expect((await f64.readSolverStats())!.unconvergedSteps).toBe(0);
+});

@@ -48,7 +48,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'newmarkGamma', type: 'number', unit: '', default: 0.5, range: { min: 0, max: 1 }, appliesTo: on('newmark'), flag: 'newmark-gamma', help: 'Newmark γ.' },
   { name: 'newmarkBeta', type: 'number', unit: '', default: 0.25, range: { min: 0, max: 0.5 }, appliesTo: on('newmark'), flag: 'newmark-beta', help: 'Newmark β.' },
   // Multistep predictor–correctors.
-  { name: 'correctorTolerance', type: 'number', unit: 'm, m/s', default: 1e-10, range: POSITIVE, appliesTo: on('adams-moulton-pc', 'heun-implicit', 'implicit-euler-pc'), flag: 'corrector-tolerance', help: 'Corrector stops when max |y⁽ᵏ⁺¹⁾ − y⁽ᵏ⁾| / (tol + tol |y⁽ᵏ⁺¹⁾|) ≤ 1 (use ≥ 1e-6 in f32).' },
+  { name: 'correctorTolerance', type: 'number', unit: 'm, m/s', default: 1e-10, defaultText: '1e-10 (1e-5 in f32 and on webgpu)', range: POSITIVE, appliesTo: on('adams-moulton-pc', 'heun-implicit', 'implicit-euler-pc'), flag: 'corrector-tolerance', help: 'Corrector stops when max |y⁽ᵏ⁺¹⁾ − y⁽ᵏ⁾| / (tol + tol max(|y|, |y⁽ᵏ⁺¹⁾|)) ≤ 1 (float32 reaches about 1e-6 at best).' },
   { name: 'maxCorrectorIterations', type: 'number', unit: '', defaultText: '1 (adams-moulton-pc: PECE), 50', range: COUNT, appliesTo: on('adams-moulton-pc', 'heun-implicit', 'implicit-euler-pc'), flag: 'max-corrector-iterations', help: 'Most corrector iterations per step.' },
   // Adaptive integrators.
   { name: 'accuracy', type: 'number', unit: '', default: 1e-4, range: FRACTION, appliesTo: on('adaptive'), flag: 'accuracy', help: 'Relative tolerance r: a step is accepted when ‖e/sc‖ ≤ 1, sc = a + r max(|y|, |ŷ|) (Hairer).' },

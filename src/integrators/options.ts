@@ -188,11 +188,13 @@ export function resolveMultistepOptions(options: { integrator: string }): {
   correctorTolerance: number;
   maxCorrectorIterations: number;
 } {
+  const precision = value<'f64' | 'f32'>(options, 'precision');
   return {
     dt: value(options, 'dt'),
     rayleighMass: value(options, 'rayleighMass'),
-    precision: value(options, 'precision'),
-    correctorTolerance: value(options, 'correctorTolerance'),
+    precision,
+    // float32 cannot resolve changes much below 1e-6 of |y|: a tighter default would never converge.
+    correctorTolerance: value(options, 'correctorTolerance', precision === 'f32' ? 1e-5 : 1e-10),
     maxCorrectorIterations: value(
       options,
       'maxCorrectorIterations',

@@ -50,7 +50,7 @@ function programOf(options: WebGpuSimulationOptions): { program: Program; dt: nu
     return { program: explicitProgram(valid.integrator, valid.rayleighMass), dt: valid.dt };
   }
   const name = options.integrator;
-  const o = resolveMultistepOptions(options as MultistepOptions);
+  const o = resolveMultistepOptions({ ...options, precision: 'f32' } as MultistepOptions);
   return {
     program: multistepProgram(name, o.rayleighMass, o.correctorTolerance, o.maxCorrectorIterations),
     dt: o.dt,
