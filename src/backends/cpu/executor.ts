@@ -116,10 +116,13 @@ export class CpuExecutor {
   private combine(outputs: Extract<Op, { op: 'combine' }>['outputs']): void {
     const n3 = 3 * this.model.particleCount;
     const resolved = outputs.map((out) => {
-      const terms = out.terms.filter(([c]) => coefficientAt(c, this.h) !== 0).reverse();
+      const terms = out.terms
+        .map(([c, name]) => [coefficientAt(c, this.h), name] as const)
+        .filter(([c]) => c !== 0)
+        .reverse();
       return {
         to: this.vector(out.to),
-        cs: terms.map(([c]) => coefficientAt(c, this.h)),
+        cs: terms.map(([c]) => c),
         vs: terms.map(([, name]) => this.vector(name)),
       };
     });

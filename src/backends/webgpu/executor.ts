@@ -72,6 +72,8 @@ export class WebGpuExecutor {
   >();
   private readonly stepUniforms: StepUniform[] = [];
   private h: number;
+  /** Particles the error norm counts (the free ones). */
+  private readonly freeParticles: number;
   /** Workgroups of a per-particle dispatch: one partial of the error norm each. */
   private readonly partialCount: number;
   private readonly partialReadback: GPUBuffer;
@@ -87,6 +89,7 @@ export class WebGpuExecutor {
     const n = model.particleCount;
     const [gx, gy] = dispatchSize(n, workgroupSize, device.limits);
     this.partialCount = gx * gy;
+    this.freeParticles = model.particleInvMass.filter((w) => w > 0).length;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     this.create = bufferFactory(device, 'WebGpuExecutor', this.buffers);
     let slot = 0;
@@ -189,10 +192,12 @@ export class WebGpuExecutor {
     return { label, pipeline: target, bindGroup, threads };
   }
 
+  /** A uniform of `values(h)`; `dependsOnStep` ones are rewritten by {@link setStep}. */
   private uniform(
     kernel: KernelName,
     struct: string,
     values: (h: number) => Record<string, number | readonly number[]>,
+    dependsOnStep = false,
   ): GPUBuffer {
     const layout = kernels()[kernel].structs.get(struct)!;
     const buffer = this.create(
@@ -201,7 +206,7 @@ export class WebGpuExecutor {
       GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
       structBytes(layout, values(this.h)),
     );
-    this.stepUniforms.push({ buffer, layout, values });
+    if (dependsOnStep) this.stepUniforms.push({ buffer, layout, values });
     return buffer;
   }
 
@@ -309,7 +314,7 @@ export class WebGpuExecutor {
       const [a, b] = coefficients.map((cs) => [...cs.map((c) => coefficientAt(c, h)), ...Array<number>(MAX_TERMS - cs.length).fill(0)]) as [number[], number[]];
       return { coefficients0a: a.slice(0, 4), coefficients0b: a.slice(4), coefficients1a: b.slice(0, 4), coefficients1b: b.slice(4) };
     };
-    return this.dispatch('programCombine', 'combine', this.model.particleCount, this.uniform('programCombine', 'CombineOp', values), constants);
+    return this.dispatch('programCombine', 'combine', this.model.particleCount, this.uniform('programCombine', 'CombineOp', values, coefficients.flat().some((c) => typeof c !== 'number')), constants);
   } // prettier-ignore
 
   /** Where a plain vector lives, for copies to and from other passes' buffers (n vec4 from `offset`). */
@@ -365,7 +370,7 @@ export class WebGpuExecutor {
     await this.partialReadback.mapAsync(GPUMapMode.READ);
     const partials = new Float32Array(this.partialReadback.getMappedRange().slice(0));
     this.partialReadback.unmap();
-    return finishNorm(partials, this.model, norm);
+    return finishNorm(partials, this.freeParticles, norm);
   }
 
   /** The state (x, v) as xyz float64 (a staging buffer of its own: not for the real-time path). */

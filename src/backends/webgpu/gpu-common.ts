@@ -125,7 +125,7 @@ export function bufferFactory(device: GPUDevice, owner: string, owned: GPUBuffer
  * Finishes an error norm from per-workgroup partials (Σ terms², max |term|, non-finite flag): NaN
  * when any term was not finite, else √(Σ / 6 n_free) (rms) or the max, as the CPU's errorNorm.
  */
-export function finishNorm(partials: Float32Array, model: Model, norm: 'rms' | 'max'): number {
+export function finishNorm(partials: Float32Array, freeParticles: number, norm: 'rms' | 'max'): number {
   let sum = 0;
   let max = 0;
   for (let k = 0; k < partials.length; k += 4) {
@@ -133,30 +133,33 @@ export function finishNorm(partials: Float32Array, model: Model, norm: 'rms' | '
     sum += partials[k]!;
     max = Math.max(max, partials[k + 1]!);
   }
-  const free = model.particleInvMass.filter((w) => w > 0).length;
-  if (free === 0) return 0;
-  return norm === 'rms' ? Math.sqrt(sum / (6 * free)) : max;
+  if (freeParticles === 0) return 0;
+  return norm === 'rms' ? Math.sqrt(sum / (6 * freeParticles)) : max;
 }
 
-/** Two vec4 buffers of n particles as xyz float64 (a staging buffer of its own: test-time reads). */
+/**
+ * Two vec4 buffers of n particles as xyz float64. `staging` (MAP_READ, ≥ 2n vec4) is reused and
+ * unmapped when given; otherwise a staging buffer is made and destroyed (test-time reads).
+ */
 export async function readPair(
   device: GPUDevice,
   n: number,
   positions: GPUBuffer,
   velocities: GPUBuffer,
+  staging?: GPUBuffer,
 ): Promise<{ positions: Float64Array; velocities: Float64Array }> {
   const bytes = n * VEC4_BYTES;
-  const staging = device.createBuffer({
-    size: 2 * bytes,
-    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-  });
+  const buffer =
+    staging ??
+    device.createBuffer({ size: 2 * bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   const encoder = device.createCommandEncoder({ label: 'Weft.readPair' });
-  encoder.copyBufferToBuffer(positions, 0, staging, 0, bytes);
-  encoder.copyBufferToBuffer(velocities, 0, staging, bytes, bytes);
+  encoder.copyBufferToBuffer(positions, 0, buffer, 0, bytes);
+  encoder.copyBufferToBuffer(velocities, 0, buffer, bytes, bytes);
   device.queue.submit([encoder.finish()]);
-  await staging.mapAsync(GPUMapMode.READ);
-  const data = new Float32Array(staging.getMappedRange().slice(0));
-  staging.destroy();
+  await buffer.mapAsync(GPUMapMode.READ);
+  const data = new Float32Array(buffer.getMappedRange().slice(0));
+  if (staging) staging.unmap();
+  else buffer.destroy();
   const out = { positions: new Float64Array(3 * n), velocities: new Float64Array(3 * n) };
   for (let i = 0; i < n; i++)
     for (let c = 0; c < 3; c++) {

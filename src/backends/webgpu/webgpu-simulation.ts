@@ -19,7 +19,7 @@ import { requireFiniteState, requireStepCount, stepsTo } from '../common/state-c
 import { withDevice } from './device.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
-import { VEC4_BYTES } from './gpu-common.ts';
+import { readPair, VEC4_BYTES } from './gpu-common.ts';
 
 /** The multistep integrators the GPU runs: all of them. */
 export const GPU_MULTISTEP = [
@@ -176,25 +176,10 @@ export class WebGpuSimulation implements GpuSimulation {
   }
 
   private async readStateNow(): Promise<SimulationState> {
-    const n = this.model.particleCount;
-    const bytes = n * VEC4_BYTES;
-    const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.readState' });
-    encoder.copyBufferToBuffer(this.positions, 0, this.readback, 0, bytes);
-    encoder.copyBufferToBuffer(this.velocities, 0, this.readback, bytes, bytes);
-    this.device.queue.submit([encoder.finish()]);
     const step = this.steps;
-    await this.readback.mapAsync(GPUMapMode.READ);
-    const data = new Float32Array(this.readback.getMappedRange().slice(0));
-    this.readback.unmap();
-    const positions = new Float64Array(3 * n);
-    const velocities = new Float64Array(3 * n);
-    for (let i = 0; i < n; i++) {
-      for (let c = 0; c < 3; c++) {
-        positions[3 * i + c] = data[4 * i + c]!;
-        velocities[3 * i + c] = data[4 * (n + i) + c]!;
-      }
-    }
-    return requireFiniteState({ step, time: step * this.dt, positions, velocities });
+    const n = this.model.particleCount;
+    const state = await readPair(this.device, n, this.positions, this.velocities, this.readback);
+    return requireFiniteState({ step, time: step * this.dt, ...state });
   }
 
   /**
