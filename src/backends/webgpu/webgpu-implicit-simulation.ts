@@ -20,9 +20,18 @@ import {
   springBytes,
   VEC4_BYTES,
   vec4Bytes,
+  readBuffer,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes } from './layout.ts';
+import {
+  kernelAccess,
+  type ImplicitKernelAccess,
+  type SingleKernel,
+  type VectorName,
+} from './implicit-kernel-access.ts';
+
+export type { ImplicitKernelAccess, SingleKernel, VectorName };
 import { checkDeviceFits } from './device-fits.ts';
 
 /** Options of the implicit WebGPU path. */
@@ -45,47 +54,6 @@ export interface WebGpuImplicitOptions extends ImplicitOptions {
    * bit-identical results.
    */
   checkEvery?: number;
-}
-
-/** Vectors of the implicit path that {@link ImplicitKernelAccess} can write and read. */
-export type VectorName =
-  | 'positions'
-  | 'velocities'
-  | 'accelerations'
-  | 'momenta'
-  | 'rhs'
-  | 'solution'
-  | 'direction'
-  | 'product'
-  | 'residual';
-/** What {@link ImplicitKernelAccess.run} runs: one kernel, or a whole linear solve of A x = b (b in rhs). */
-export type SingleKernel =
-  'springJacobians' | 'implicitRhs' | 'systemDiagonal' | 'systemProduct' | 'cgStart' | 'solve';
-
-/** Kernel-level access to a {@link WebGpuImplicitSimulation}'s buffers, for tests and benchmarks. */
-export interface ImplicitKernelAccess {
-  /** Uploads xyz vectors (float64, converted to f32) into a named buffer. */
-  write(name: VectorName, xyz: Float64Array): void;
-  read(name: VectorName): Promise<Float64Array>;
-  /**
-   * Runs a kernel `repeats` times in one submission and resolves when the GPU is done.
-   * springJacobians evaluates at (positions, velocities); implicitRhs uses velocities,
-   * accelerations, momenta; systemDiagonal and systemProduct (q = A p, p = direction, q =
-   * product) use the last spring states; solve solves A x = b with b = rhs, x = solution.
-   */
-  run(kernel: SingleKernel, repeats?: number): Promise<void>;
-  /** Spring states as the CPU's SpringStates (force 3s, direction 3s, jacobian 6s). */
-  readSpringStates(): Promise<{ force: Float64Array; direction: Float64Array; jacobian: Float64Array }>;
-  /** Inverse diagonal blocks, 6 per particle (xx, yy, zz, xy, xz, yz). */
-  readInverseDiagonal(): Promise<Float64Array>;
-  /** The scalar fields of SolverControl. */
-  readControl(): Promise<Record<string, number>>;
-}
-
-function vec4ToXyz(data: Float32Array, n: number): Float64Array {
-  const out = new Float64Array(3 * n);
-  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) out[3 * i + c] = data[4 * i + c]!;
-  return out;
 }
 
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
@@ -572,6 +540,23 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
       controlLayout.size,
       GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     );
+    this.kernels = kernelAccess({
+      device,
+      model,
+      vectors: this.vectorBuffers,
+      springStates: this.springStatesBuffer,
+      inverseDiagonal: this.inverseDiagonalBuffer,
+      control: this.control,
+      readBuffer: (buffer) => this.readBuffer(buffer),
+      run: (kernel, repeats) => {
+        const encoder = device.createCommandEncoder({ label: `WebGpuImplicitSimulation.${kernel}` });
+        const pass = encoder.beginComputePass();
+        for (let r = 0; r < repeats; r++) this.encodeDispatches(pass, this.single[kernel]);
+        pass.end();
+        device.queue.submit([encoder.finish()]);
+        return device.queue.onSubmittedWorkDone();
+      },
+    });
   }
 
   get stepCount(): number {
@@ -742,71 +727,7 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
    * back: for testing each kernel against the CPU reference, and for benchmarks. Not for the
    * real-time path, which never waits on the GPU.
    */
-  readonly kernels: ImplicitKernelAccess = {
-    write: (name, xyz) =>
-      this.device.queue.writeBuffer(
-        this.vectorBuffers[name],
-        0,
-        vec4Bytes(xyz, name === 'positions' ? 1 : 0),
-      ),
-    read: async (name) =>
-      vec4ToXyz(await this.readBuffer(this.vectorBuffers[name]), this.model.particleCount),
-    run: (kernel, repeats = 1) => {
-      const encoder = this.device.createCommandEncoder({ label: `WebGpuImplicitSimulation.${kernel}` });
-      const pass = encoder.beginComputePass();
-      for (let r = 0; r < repeats; r++) this.encodeDispatches(pass, this.single[kernel]);
-      pass.end();
-      this.device.queue.submit([encoder.finish()]);
-      return this.device.queue.onSubmittedWorkDone();
-    },
-    readSpringStates: async () => {
-      const data = await this.readBuffer(this.springStatesBuffer);
-      const s = this.model.springCount;
-      const force = new Float64Array(3 * s);
-      const direction = new Float64Array(3 * s);
-      const jacobian = new Float64Array(6 * s);
-      for (let k = 0; k < s; k++) {
-        const b = 16 * k;
-        force.set([data[b]!, data[b + 1]!, data[b + 2]!], 3 * k);
-        direction.set([data[b + 4]!, data[b + 5]!, data[b + 6]!], 3 * k);
-        jacobian.set(
-          [data[b + 8]!, data[b + 9]!, data[b + 10]!, data[b + 12]!, data[b + 13]!, data[b + 14]!],
-          6 * k,
-        );
-      }
-      return { force, direction, jacobian };
-    },
-    readInverseDiagonal: async () => {
-      const data = await this.readBuffer(this.inverseDiagonalBuffer);
-      const out = new Float64Array(6 * this.model.particleCount);
-      for (let i = 0; i < this.model.particleCount; i++) {
-        out.set(
-          [
-            data[8 * i]!,
-            data[8 * i + 1]!,
-            data[8 * i + 2]!,
-            data[8 * i + 4]!,
-            data[8 * i + 5]!,
-            data[8 * i + 6]!,
-          ],
-          6 * i,
-        );
-      }
-      return out;
-    },
-    readControl: async () => {
-      const layout = kernels().solverScalars.structs.get('SolverControl')!;
-      const bytes = await this.readBuffer(this.control);
-      const view = new DataView(bytes.buffer);
-      const out: Record<string, number> = {};
-      for (const [name, member] of layout.members) {
-        if (member.type.startsWith('vec')) continue;
-        out[name] =
-          member.type === 'f32' ? view.getFloat32(member.offset, true) : view.getUint32(member.offset, true);
-      }
-      return out;
-    },
-  };
+  readonly kernels: ImplicitKernelAccess;
 
   private encodeDispatches(pass: GPUComputePassEncoder, dispatches: readonly Dispatch[]): void {
     for (const dispatch of dispatches) {
@@ -822,20 +743,8 @@ export class WebGpuImplicitSimulation implements GpuSimulation {
   }
 
   /** A whole buffer's contents as f32 (a fresh staging buffer: rare, test-only reads). */
-  private async readBuffer(buffer: GPUBuffer): Promise<Float32Array> {
-    return this.serialized(async () => {
-      const staging = this.device.createBuffer({
-        size: buffer.size,
-        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-      });
-      const encoder = this.device.createCommandEncoder();
-      encoder.copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
-      this.device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      const data = new Float32Array(staging.getMappedRange().slice(0));
-      staging.destroy();
-      return data;
-    });
+  private readBuffer(buffer: GPUBuffer): Promise<Float32Array> {
+    return this.serialized(async () => new Float32Array((await readBuffer(this.device, buffer)).buffer));
   }
 
   destroy(): void {
