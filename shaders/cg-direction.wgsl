@@ -1,12 +1,12 @@
 // CG iteration, after β (CPU mirror: src/cpu/linear-solver.ts):  p = z + β p,  z = P⁻¹ r.
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<uniform> solver: SolverParams;
-@group(0) @binding(2) var<storage, read> control: SolverControl;
-@group(0) @binding(3) var<storage, read> residual: array<vec4<f32>>;          // r
-@group(0) @binding(4) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹
-@group(0) @binding(5) var<storage, read> particleMass: array<f32>;            // 0: fixed
-@group(0) @binding(6) var<storage, read_write> direction: array<vec4<f32>>;   // p
+override residualRef: u32 = 0u;   // r
+override directionRef: u32 = 0u;  // p
+
+@group(0) @binding(4) var<uniform> solver: SolverParams;
+@group(0) @binding(5) var<storage, read> control: SolverControl;
+@group(0) @binding(6) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹
+@group(0) @binding(7) var<storage, read> particleMass: array<f32>;            // 0: fixed
 
 @compute @workgroup_size(workgroupSize)
 fn cgDirectionMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -14,10 +14,10 @@ fn cgDirectionMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wo
   if (i >= params.particleCount) {
     return;
   }
-  let r = residual[i].xyz;
+  let r = loadVector(residualRef, i);
   var z = select(r, vec3<f32>(0.0), particleMass[i] == 0.0);
   if (solver.preconditioner != 0u) {
     z = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
   }
-  direction[i] = vec4<f32>(z + control.beta * direction[i].xyz, 0.0);
+  storeVector(directionRef, i, z + control.beta * loadVector(directionRef, i));
 }

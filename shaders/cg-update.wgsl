@@ -1,16 +1,16 @@
 // CG iteration, after α (CPU mirror: src/cpu/linear-solver.ts):
 //   x += α p,  r −= α q,  z = P⁻¹ r;  partial sums of (r·z, r·r).
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<uniform> solver: SolverParams;
-@group(0) @binding(2) var<storage, read> control: SolverControl;
-@group(0) @binding(3) var<storage, read> direction: array<vec4<f32>>;         // p
-@group(0) @binding(4) var<storage, read> product: array<vec4<f32>>;           // q = A p
-@group(0) @binding(5) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹
-@group(0) @binding(6) var<storage, read> particleMass: array<f32>;            // 0: fixed
-@group(0) @binding(7) var<storage, read_write> solution: array<vec4<f32>>;    // x
-@group(0) @binding(8) var<storage, read_write> residual: array<vec4<f32>>;    // r
-@group(0) @binding(9) var<storage, read_write> partials: array<vec4<f32>>;
+override solutionRef: u32 = 0u;   // x
+override residualRef: u32 = 0u;   // r
+override directionRef: u32 = 0u;  // p
+override productRef: u32 = 0u;    // q = A p
+
+@group(0) @binding(4) var<uniform> solver: SolverParams;
+@group(0) @binding(5) var<storage, read> control: SolverControl;
+@group(0) @binding(6) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹
+@group(0) @binding(7) var<storage, read> particleMass: array<f32>;            // 0: fixed
+@group(0) @binding(8) var<storage, read_write> partials: array<vec4<f32>>;
 
 @compute @workgroup_size(workgroupSize)
 fn cgUpdateMain(
@@ -23,9 +23,9 @@ fn cgUpdateMain(
   var sums = vec4<f32>(0.0);
   if (i < params.particleCount) {
     let alpha = control.alpha;
-    solution[i] = vec4<f32>(solution[i].xyz + alpha * direction[i].xyz, 0.0);
-    let r = residual[i].xyz - alpha * product[i].xyz;
-    residual[i] = vec4<f32>(r, 0.0);
+    storeVector(solutionRef, i, loadVector(solutionRef, i) + alpha * loadVector(directionRef, i));
+    let r = loadVector(residualRef, i) - alpha * loadVector(productRef, i);
+    storeVector(residualRef, i, r);
     var z = select(r, vec3<f32>(0.0), particleMass[i] == 0.0);
     if (solver.preconditioner != 0u) {
       z = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);

@@ -47,13 +47,13 @@ struct SolverControl {
   newtonIteration: u32,     // Newton iterations done this step
   newtonDone: u32,
   newtonConverged: u32,
+  residual2: f32,           // ‖R‖² (backward-euler)
   correction2: f32,         // ‖δa‖² of the last Newton iteration
   total2: f32,              // ‖Σ δa‖²
   firstResidual2: f32,      // ‖R‖² after the first iteration
-  startNorm2: f32,          // ‖q₀‖² (variational)
-  newtonChange: f32,        // ‖q_i − q_{i−1}‖/‖q₀‖ (variational)
-  steps: u32,               // totals since creation, read back by readSolverStats()
-  linearSolves: u32,
+  start2: f32,              // ‖q₀‖² (variational)
+  change2: f32,             // ‖q_i − q_{i−1}‖² (variational)
+  linearSolves: u32,        // totals since creation, read back by readSolverStats()
   linearIterations: u32,
   maxLinearIterations: u32,
   unconvergedSolves: u32,

@@ -15,17 +15,16 @@ struct RhsCoefficients {
   accelerationDamping: f32,    // β_a
 }
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<uniform> coefficients: RhsCoefficients;
-@group(0) @binding(2) var<storage, read> springStates: array<SpringState>;
+// vRef, aRef (program-vectors.wgsl): v and a; extraRef: w; toRef: where b is written.
+override extraRef: u32 = 0u;
+override toRef: u32 = 0u;
+
+@group(0) @binding(4) var<uniform> coefficients: RhsCoefficients;
+@group(0) @binding(5) var<storage, read> springStates: array<SpringState>;
 // CSR: offsets [0, n], then per entry the pair (2 * spring + side, other endpoint) from n + 1 on.
-@group(0) @binding(3) var<storage, read> incidence: array<u32>;
+@group(0) @binding(6) var<storage, read> incidence: array<u32>;
 // m_i, kg; 0 marks a fixed particle.
-@group(0) @binding(4) var<storage, read> particleMass: array<f32>;
-@group(0) @binding(5) var<storage, read> rhsVelocities: array<vec4<f32>>;     // v
-@group(0) @binding(6) var<storage, read> rhsAccelerations: array<vec4<f32>>;  // a
-@group(0) @binding(7) var<storage, read> rhsExtra: array<vec4<f32>>;          // w
-@group(0) @binding(8) var<storage, read_write> rhs: array<vec4<f32>>;         // b
+@group(0) @binding(7) var<storage, read> particleMass: array<f32>;
 
 @compute @workgroup_size(workgroupSize)
 fn implicitRhsMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -35,12 +34,12 @@ fn implicitRhsMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wo
   }
   let m = particleMass[i];
   if (m == 0.0) {
-    rhs[i] = vec4<f32>(0.0);
+    storeVector(toRef, i, vec3<f32>(0.0));
     return;
   }
   let c = coefficients;
-  let vi = rhsVelocities[i].xyz;
-  let ai = rhsAccelerations[i].xyz;
+  let vi = loadVector(vRef, i);
+  let ai = loadVector(aRef, i);
   var b = c.forceScale * m * params.gravity;
   let entries = params.particleCount + 1u;
   for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
@@ -49,10 +48,10 @@ fn implicitRhsMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wo
     let state = springStates[entry >> 1u];
     let sign = select(1.0, -1.0, (entry & 1u) == 1u);
     b += sign * c.forceScale * state.force.xyz;
-    let dv = vi - rhsVelocities[other].xyz;
-    let da = ai - rhsAccelerations[other].xyz;
+    let dv = vi - loadVector(vRef, other);
+    let da = ai - loadVector(aRef, other);
     b -= springBlockProduct(state, 0.0, 1.0, c.velocityStiffness * dv + c.accelerationStiffness * da);
     b -= springBlockProduct(state, 1.0, 0.0, c.velocityDamping * dv + c.accelerationDamping * da);
   }
-  rhs[i] = vec4<f32>(b + c.extraScale * rhsExtra[i].xyz + m * (c.velocityMass * vi + c.accelerationMass * ai), 0.0);
+  storeVector(toRef, i, b + c.extraScale * loadVector(extraRef, i) + m * (c.velocityMass * vi + c.accelerationMass * ai));
 }

@@ -1,11 +1,11 @@
 // Block-Jacobi iteration (CPU mirror: src/cpu/linear-solver.ts), after q = A x:
 //   r = b − q,  x += D⁻¹ r;  partial sums of r·r (the residual before this update).
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<storage, read> rhs: array<vec4<f32>>;               // b
-@group(0) @binding(2) var<storage, read> product: array<vec4<f32>>;           // q = A x
-@group(0) @binding(3) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // D⁻¹ (0 when fixed)
-@group(0) @binding(4) var<storage, read_write> solution: array<vec4<f32>>;    // x
+override rhsRef: u32 = 0u;       // b
+override productRef: u32 = 0u;   // q = A x
+override solutionRef: u32 = 0u;  // x
+
+@group(0) @binding(4) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // D⁻¹ (0 when fixed)
 @group(0) @binding(5) var<storage, read_write> partials: array<vec4<f32>>;
 
 @compute @workgroup_size(workgroupSize)
@@ -18,9 +18,9 @@ fn jacobiUpdateMain(
   let i = threadIndex(id, groups);
   var sums = vec4<f32>(0.0);
   if (i < params.particleCount) {
-    let r = rhs[i].xyz - product[i].xyz;
+    let r = loadVector(rhsRef, i) - loadVector(productRef, i);
     let dx = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
-    solution[i] = vec4<f32>(solution[i].xyz + dx, 0.0);
+    storeVector(solutionRef, i, loadVector(solutionRef, i) + dx);
     sums = vec4<f32>(dot(r, r), 0.0, 0.0, 0.0);
   }
   let total = workgroupSum(local, sums);

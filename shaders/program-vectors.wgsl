@@ -1,7 +1,11 @@
 // The vectors a program names (src/integrators/program.ts), shared by the program kernels:
 // reference 0 is the positions buffer (w = 1, drawn from by render pipelines), 1 the velocities,
-// k ≥ 2 slot k − 2 of the work-vector arena (n vec4 per slot). A reference comes from the
-// pipeline's `override` constants, so each op's pipeline is specialised and the branches fold.
+// k ≥ 2 slot k − 2 of the work-vector arena (`arenaStride` ≥ n vec4 per slot, a multiple of 16, so
+// that every slot can also be bound on its own at a 256-byte-aligned offset). A reference comes
+// from the pipeline's `override` constants, so each op's pipeline is specialised and the branches
+// fold.
+
+override arenaStride: u32 = 0u;  // vec4s per arena slot (set by the executor)
 
 @group(0) @binding(0) var<uniform> params: SimParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;   // x, m
@@ -15,7 +19,7 @@ fn loadVector(vector: u32, i: u32) -> vec3<f32> {
   if (vector == 1u) {
     return velocities[i].xyz;
   }
-  return arena[(vector - 2u) * params.particleCount + i].xyz;
+  return arena[(vector - 2u) * arenaStride + i].xyz;
 }
 
 fn storeVector(vector: u32, i: u32, value: vec3<f32>) {
@@ -24,7 +28,7 @@ fn storeVector(vector: u32, i: u32, value: vec3<f32>) {
   } else if (vector == 1u) {
     velocities[i] = vec4<f32>(value, 0.0);
   } else {
-    arena[(vector - 2u) * params.particleCount + i] = vec4<f32>(value, 0.0);
+    arena[(vector - 2u) * arenaStride + i] = vec4<f32>(value, 0.0);
   }
 }
 

@@ -8,21 +8,31 @@ const CG_ALPHA: u32 = 1u;         // partials (p·q): α = rz / p·q; breakdown 
 const CG_BETA: u32 = 2u;          // partials (r·z, r·r): converged when rr ≤ tol² bb; β = rz'/rz
 const JACOBI: u32 = 3u;           // partials (r·r): converged when rr ≤ tol² bb
 const SOLVE_END: u32 = 4u;        // record the solve in the totals
-const BACKWARD_EULER_CHECK: u32 = 5u;  // Newton criteria (Caribou), ‖R‖² = bb of this phase's rhs
-const BACKWARD_EULER_NORMS: u32 = 6u;  // partials (‖δa‖², ‖a‖²) after a Newton update
-const STEP_BEGIN: u32 = 7u;       // partials (‖q₀‖²): reset the Newton loop
-const VARIATIONAL_NORMS: u32 = 8u;     // partials (‖q_{i+1} − q_i‖²)
-const VARIATIONAL_CHECK: u32 = 9u;     // while ((i < max and change > newtonError) or i = 0)
-const STEP_END: u32 = 10u;        // count the step, release the Newton passes
+const NEWTON_BEGIN: u32 = 5u;     // reset the Newton loop
+const MEASURE: u32 = 6u;          // partials (‖u₀‖², …, ‖u₃‖²) into the quantities step.quantities names
+const CARIBOU_CHECK: u32 = 7u;    // backward-euler criteria (spec/caribou-backward-euler.md)
+const VARIATIONAL_CHECK: u32 = 8u;  // while ((i < max and change > newtonError) or i = 0)
+const NEWTON_NEXT: u32 = 9u;      // i += 1
+const NEWTON_END: u32 = 10u;      // release the Newton passes for what follows
+
+// The quantities a MEASURE stores (src/integrators/program.ts NewtonQuantity); 0: none.
+const RESIDUAL: u32 = 1u;    // ‖R‖²
+const CORRECTION: u32 = 2u;  // ‖δa‖²
+const TOTAL: u32 = 3u;       // ‖Σ δa‖²
+const START: u32 = 4u;       // ‖q₀‖²
+const CHANGE: u32 = 5u;      // ‖q_{i+1} − q_i‖²
 
 struct ScalarStep {
   mode: u32,
+  quantities: vec4<u32>,  // MEASURE: the quantity each partial component goes to
 }
 
-@group(0) @binding(0) var<uniform> step: ScalarStep;
-@group(0) @binding(1) var<uniform> solver: SolverParams;
-@group(0) @binding(2) var<storage, read> partials: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> control: SolverControl;
+// (no vectors: scalars only)
+
+@group(0) @binding(4) var<uniform> step: ScalarStep;
+@group(0) @binding(5) var<uniform> solver: SolverParams;
+@group(0) @binding(6) var<storage, read> partials: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> control: SolverControl;
 
 @compute @workgroup_size(workgroupSize)
 fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
@@ -101,10 +111,25 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
         }
       }
     }
-    case BACKWARD_EULER_CHECK: {
+    case NEWTON_BEGIN: {
+      control.newtonIteration = 0u;
+      control.newtonDone = 0u;
+      control.newtonConverged = 0u;
+      control.correction2 = 0.0;
+      control.total2 = 0.0;
+      control.change2 = 0.0;
+    }
+    case MEASURE: {
+      if (control.newtonDone == 0u) {
+        for (var k = 0u; k < 4u; k++) {
+          store(step.quantities[k], total[k]);
+        }
+      }
+    }
+    case CARIBOU_CHECK: {
       if (control.newtonDone == 0u) {
         let i = control.newtonIteration;
-        let r2 = control.bb;
+        let r2 = control.residual2;
         var converged = false;
         var stop = false;
         if (i == 0u) {
@@ -129,49 +154,41 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
         }
       }
     }
-    case BACKWARD_EULER_NORMS: {
-      if (control.newtonDone == 0u) {
-        control.correction2 = total.x;
-        control.total2 = total.y;
-        control.newtonIteration += 1u;
-      }
-    }
-    case STEP_BEGIN: {
-      control.startNorm2 = total.x;
-      control.newtonIteration = 0u;
-      control.newtonDone = 0u;
-      control.newtonConverged = 0u;
-      control.newtonChange = 0.0;
-      control.correction2 = 0.0;
-      control.total2 = 0.0;
-      control.newtonParticleGroups = solver.particleGroups;
-      control.newtonSpringGroups = solver.springGroups;
-    }
-    case VARIATIONAL_NORMS: {
-      if (control.newtonDone == 0u) {
-        var scale = 1.0;
-        if (control.startNorm2 > 0.0) {
-          scale = control.startNorm2;
-        }
-        control.newtonChange = sqrt(total.x / scale);
-        control.newtonIteration += 1u;
-      }
-    }
     case VARIATIONAL_CHECK: {
       if (control.newtonDone == 0u) {
         let i = control.newtonIteration;
-        let going = (i < solver.newtonIterations && control.newtonChange > solver.newtonError) || i == 0u;
+        var scale = 1.0;
+        if (control.start2 > 0.0) {
+          scale = control.start2;
+        }
+        let error = sqrt(control.change2 / scale);
+        let going = (i < solver.newtonIterations && error > solver.newtonError) || i == 0u;
         if (!going) {
-          finishNewton(control.newtonChange <= solver.newtonError);
+          finishNewton(error <= solver.newtonError);
         }
       }
     }
-    case STEP_END: {
-      control.steps += 1u;
+    case NEWTON_NEXT: {
+      if (control.newtonDone == 0u) {
+        control.newtonIteration += 1u;
+      }
+    }
+    case NEWTON_END: {
       control.newtonDone = 0u;
       control.newtonParticleGroups = solver.particleGroups;
       control.newtonSpringGroups = solver.springGroups;
     }
+    default: {}
+  }
+}
+
+fn store(quantity: u32, value: f32) {
+  switch (quantity) {
+    case RESIDUAL: { control.residual2 = value; }
+    case CORRECTION: { control.correction2 = value; }
+    case TOTAL: { control.total2 = value; }
+    case START: { control.start2 = value; }
+    case CHANGE: { control.change2 = value; }
     default: {}
   }
 }

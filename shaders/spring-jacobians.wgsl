@@ -4,12 +4,11 @@
 //   J = k (n nᵀ + g (I − n nᵀ)),  g = 1 − L/l              K block (K = −∂f/∂x)
 // clamped: g ← max(g, 0) for compressed springs (Choi & Ko 2002), keeping K positive semi-definite.
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<uniform> solver: SolverParams;
-@group(0) @binding(2) var<storage, read> springs: array<Spring>;
-@group(0) @binding(3) var<storage, read> evalPositions: array<vec4<f32>>;   // x, m
-@group(0) @binding(4) var<storage, read> evalVelocities: array<vec4<f32>>;  // v, m/s
-@group(0) @binding(5) var<storage, read_write> springStates: array<SpringState>;
+// xRef, vRef (program-vectors.wgsl): the state the springs are evaluated at.
+
+@group(0) @binding(4) var<uniform> solver: SolverParams;
+@group(0) @binding(5) var<storage, read> springs: array<Spring>;
+@group(0) @binding(6) var<storage, read_write> springStates: array<SpringState>;
 
 @compute @workgroup_size(workgroupSize)
 fn springJacobiansMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -18,14 +17,14 @@ fn springJacobiansMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(nu
     return;
   }
   let spring = springs[s];
-  let d = evalPositions[spring.particleB].xyz - evalPositions[spring.particleA].xyz;
+  let d = loadVector(xRef, spring.particleB) - loadVector(xRef, spring.particleA);
   let l = length(d);
   var n = vec3<f32>(0.0);
   var magnitude = 0.0;
   var g = 0.0;
   if (l > 0.0) {
     n = d / l;
-    let closing = dot(evalVelocities[spring.particleB].xyz - evalVelocities[spring.particleA].xyz, n);
+    let closing = dot(loadVector(vRef, spring.particleB) - loadVector(vRef, spring.particleA), n);
     magnitude = spring.stiffness * (l - spring.restLength) + spring.damping * closing;
     g = 1.0 - spring.restLength / l;
     if (solver.exactJacobian == 0u) {

@@ -3,13 +3,14 @@
 //   A_ii = α m_i I + Σ_s (β c n nᵀ + γ J_s);  stored inverse 3×3 (block) or 1/diagonal (scalar);
 //   0 for fixed particles, which filters them out of every solve.
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<uniform> solver: SolverParams;
-@group(0) @binding(2) var<storage, read> springStates: array<SpringState>;
-@group(0) @binding(3) var<storage, read> incidence: array<u32>;      // as in implicit-rhs.wgsl
-@group(0) @binding(4) var<storage, read> particleMass: array<f32>;   // kg; 0: fixed
+// (no vectors: A's diagonal from the spring states)
+
+@group(0) @binding(4) var<uniform> solver: SolverParams;
+@group(0) @binding(5) var<storage, read> springStates: array<SpringState>;
+@group(0) @binding(6) var<storage, read> incidence: array<u32>;      // as in implicit-rhs.wgsl
+@group(0) @binding(7) var<storage, read> particleMass: array<f32>;   // kg; 0: fixed
 // Two vec4 per particle: (xx, yy, zz, 0), (xy, xz, yz, 0) of the inverse.
-@group(0) @binding(5) var<storage, read_write> inverseDiagonal: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> inverseDiagonal: array<vec4<f32>>;
 
 @compute @workgroup_size(workgroupSize)
 fn systemDiagonalMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

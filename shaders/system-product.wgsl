@@ -3,14 +3,14 @@
 //   q_i = α m_i p_i + Σ_s (β c n nᵀ + γ J_s)(p_i − p_j);  q_i = 0 on fixed particles.
 // Also the partial sums of p·q per workgroup (for CG's α).
 
-@group(0) @binding(0) var<uniform> params: SimParams;
-@group(0) @binding(1) var<uniform> solver: SolverParams;
-@group(0) @binding(2) var<storage, read> springStates: array<SpringState>;
-@group(0) @binding(3) var<storage, read> incidence: array<u32>;        // as in implicit-rhs.wgsl
-@group(0) @binding(4) var<storage, read> particleMass: array<f32>;     // kg; 0: fixed
-@group(0) @binding(5) var<storage, read> productInput: array<vec4<f32>>;       // p
-@group(0) @binding(6) var<storage, read_write> product: array<vec4<f32>>;      // q
-@group(0) @binding(7) var<storage, read_write> partials: array<vec4<f32>>;
+override inputRef: u32 = 0u;    // p
+override productRef: u32 = 0u;  // q = A p
+
+@group(0) @binding(4) var<uniform> solver: SolverParams;
+@group(0) @binding(5) var<storage, read> springStates: array<SpringState>;
+@group(0) @binding(6) var<storage, read> incidence: array<u32>;        // as in implicit-rhs.wgsl
+@group(0) @binding(7) var<storage, read> particleMass: array<f32>;     // kg; 0: fixed
+@group(0) @binding(8) var<storage, read_write> partials: array<vec4<f32>>;
 
 @compute @workgroup_size(workgroupSize)
 fn systemProductMain(
@@ -25,17 +25,17 @@ fn systemProductMain(
     let m = particleMass[i];
     var q = vec3<f32>(0.0);
     if (m > 0.0) {
-      let pi = productInput[i].xyz;
+      let pi = loadVector(inputRef, i);
       q = solver.massCoefficient * m * pi;
       let entries = params.particleCount + 1u;
       for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
         let state = springStates[incidence[entries + 2u * e] >> 1u];
         let other = incidence[entries + 2u * e + 1u];
-        q += springBlockProduct(state, solver.dampingCoefficient, solver.stiffnessCoefficient, pi - productInput[other].xyz);
+        q += springBlockProduct(state, solver.dampingCoefficient, solver.stiffnessCoefficient, pi - loadVector(inputRef, other));
       }
       sums = vec4<f32>(dot(pi, q), 0.0, 0.0, 0.0);
     }
-    product[i] = vec4<f32>(q, 0.0);
+    storeVector(productRef, i, q);
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {

@@ -36,7 +36,7 @@ export {
   type IntegrationOptions,
 } from './integrators/schemes.ts';
 export { IMPLICIT_INTEGRATORS, IMPLICIT_INTEGRATOR_NAMES } from './integrators/implicit-options.ts';
-export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-implicit-simulation.ts';
+export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './backends/cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './backends/webgpu/webgpu-simulation.ts';
 export {

@@ -24,7 +24,7 @@
  *   hamiltonian() with state.momenta must stay within 1e-9 H₀ of H₀ over 100 periods, without drift.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-implicit-simulation.ts';
+import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import type { ImplicitIntegratorName } from '../src/integrators/implicit-options.ts';
 import { hamiltonian } from '../src/model/energy.ts';
 import { createModel } from '../src/model/model.ts';

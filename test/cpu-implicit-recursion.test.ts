@@ -44,7 +44,7 @@
  * residual of 1e-12).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-implicit-simulation.ts';
+import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import type { ImplicitIntegratorName, ImplicitOptions } from '../src/integrators/implicit-options.ts';
 import { createModel } from '../src/model/model.ts';
 

@@ -24,7 +24,7 @@
  * runtimes, energy extremes and the step at which symplectic Euler blew up are printed in afterAll.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-implicit-simulation.ts';
+import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import { CpuSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import { WeftDivergenceError } from '../src/core/errors.ts';
 import type { ImplicitIntegratorName } from '../src/integrators/implicit-options.ts';

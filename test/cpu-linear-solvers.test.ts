@@ -25,7 +25,7 @@
  * compared with the solution; it must instead report converged = false (its name says so).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-implicit-simulation.ts';
+import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
 import { diagonalInverse, springStates, systemProduct } from '../src/backends/cpu/implicit-passes.ts';
 import type { SpringStates, SystemCoefficients } from '../src/backends/cpu/implicit-passes.ts';
 import {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { kernels, type KernelName } from '../src/backends/webgpu/kernels.ts';
 import { structBytes } from '../src/backends/webgpu/layout.ts';
-import { scalarModeValue } from '../src/backends/webgpu/webgpu-implicit-simulation.ts';
+import { scalarConstant } from '../src/backends/webgpu/implicit-ops.ts';
 
 // Pins the byte layouts that the host writes from reflection. If a WGSL struct changes, this
 // test says what moved; the host code follows the reflection and needs no edit.
@@ -81,10 +81,17 @@ test('the scalar kernel’s modes are read from its WGSL constants, one distinct
   // Read from shaders/solver-scalars.wgsl's text here, independently of the reflection's regex.
   const source = kernels().solverScalars.code;
   const names = [...source.matchAll(/^const (\w+): u32 = (\d+)u;/gm)].map((m) => [m[1], Number(m[2])]);
-  expect(names.length).toBeGreaterThanOrEqual(11);
+  expect(names.length).toBeGreaterThanOrEqual(16);
   for (const [name, value] of names) expect(constants.get(name as string)).toBe(value);
-  expect(new Set(names.map(([, value]) => value)).size).toBe(names.length);
-  expect(scalarModeValue('cgStart')).toBe(constants.get('CG_START'));
-  expect(scalarModeValue('backwardEulerCheck')).toBe(constants.get('BACKWARD_EULER_CHECK'));
-  expect(scalarModeValue('stepEnd')).toBe(constants.get('STEP_END'));
+  // Modes, and the Newton quantities a MEASURE stores (0 = none): distinct within each set.
+  const quantityNames = ['RESIDUAL', 'CORRECTION', 'TOTAL', 'START', 'CHANGE'];
+  const quantities = names.filter(([name]) => quantityNames.includes(name as string));
+  const modes = names.filter(([name]) => !quantityNames.includes(name as string));
+  expect(quantities.length).toBe(5);
+  expect(new Set(quantities.map(([, value]) => value)).size).toBe(5);
+  expect(quantities.every(([, value]) => (value as number) > 0)).toBe(true);
+  expect(new Set(modes.map(([, value]) => value)).size).toBe(modes.length);
+  expect(scalarConstant('CG_START')).toBe(constants.get('CG_START'));
+  expect(scalarConstant('CARIBOU_CHECK')).toBe(constants.get('CARIBOU_CHECK'));
+  expect(() => scalarConstant('NO_SUCH_MODE')).toThrow(/NO_SUCH_MODE/);
 });

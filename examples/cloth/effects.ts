@@ -86,7 +86,7 @@ export class ClothEffects {
         { binding: 2, resource: { buffer: this.particleMass } },
         { binding: 3, resource: { buffer: simulation.positions } },
         { binding: 4, resource: { buffer: simulation.velocities } },
-        { binding: 5, resource: { buffer: momenta ?? this.noMomenta! } },
+        { binding: 5, resource: momenta ? { ...momenta } : { buffer: this.noMomenta! } },
       ],
     });
   }

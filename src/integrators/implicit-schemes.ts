@@ -42,7 +42,7 @@ export interface SystemCoefficients {
 /**
  * The right-hand side b of each scheme's linear system (spec/sofa-ode-solvers.md §2–4,
  * spec/caribou-backward-euler.md; the derivations are on the CPU steps in
- * src/backends/cpu/cpu-implicit-simulation.ts):
+ * src/integrators/implicit-programs.ts):
  * - implicit-euler: b = h (f − ((h + r_k) K + r_m M) v);
  * - backward-euler: G(a) = f − M (r_m v + a) − r_k K v;
  * - newmark: f − r_m M v − h(1−γ) r_m M a − K((h + r_k) v + h(h(½ − β) + r_k(1 − γ)) a) − h(1 − γ) B a;

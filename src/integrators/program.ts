@@ -9,6 +9,8 @@
  * `rotate` shifts without copying: the oldest entry becomes the new `@0`.
  */
 import type { ErrorTolerances } from './adaptive-options.ts';
+import type { ResolvedImplicitOptions } from './implicit-options.ts';
+import type { RhsCoefficients, SystemCoefficients } from './implicit-schemes.ts';
 
 /** A coefficient: a number, or a function of the step h (evaluated when h is set). */
 export type Coefficient = number | ((h: number) => number);
@@ -45,7 +47,54 @@ export type Op =
       readonly start: readonly [string, string];
       readonly end: readonly [string, string];
       readonly tolerances: ErrorTolerances;
+    }
+  /** The spring states at (x, v): forces, Jacobian blocks K_s, directions (implicit-passes.ts). */
+  | { readonly op: 'jacobians'; readonly x: string; readonly v: string }
+  /**
+   * `to` = the implicit right-hand side, one linear form over f, M, K, B applied to v, a and an
+   * extra vector w (src/integrators/implicit-schemes.ts), at the last `jacobians`.
+   */
+  | {
+      readonly op: 'rhs';
+      readonly to: string;
+      readonly v: string;
+      readonly a: string;
+      readonly extra: string;
+      readonly coefficients: (h: number) => RhsCoefficients;
+    }
+  /** `to` = A⁻¹ `rhs` by the program's linear solver, A = the program's system at the last `jacobians`. */
+  | { readonly op: 'solve'; readonly rhs: string; readonly to: string }
+  /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
+  | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
+  /**
+   * Newton's loop: `begin`, then for i = 0, 1, …: `residual`, the criterion's check (stop when
+   * met, or unconverged at i = maxIterations), `update`.
+   */
+  | {
+      readonly op: 'newton';
+      readonly criterion: NewtonCriterion;
+      readonly begin: readonly Op[];
+      readonly residual: readonly Op[];
+      readonly update: readonly Op[];
     };
+
+/**
+ * How a Newton loop stops (thresholds from the program's implicit options):
+ * - 'caribou' (backward-euler, spec/caribou-backward-euler.md): at i = 0 when ‖R‖ ≤ tol_a; later
+ *   when ‖δa‖ < tol_c ‖Σδa‖, ‖R‖ < tol_r ‖R₁‖ or ‖R‖ < tol_a, R₁ the residual at i = 1;
+ *   unconverged on a NaN or Σδa = 0. Reads `residual` (‖R‖²), `correction`, `total`.
+ * - 'variational' (SOFA VariationalSymplecticSolver): goes on while (i < max and
+ *   ‖Δq‖/‖q₀‖ > newtonError) or i = 0. Reads `start` (‖q₀‖²) and `change` (‖Δq‖²).
+ */
+export type NewtonCriterion = 'caribou' | 'variational';
+export type NewtonQuantity = 'residual' | 'correction' | 'total' | 'start' | 'change';
+
+/** The linear system of an implicit program and its solver's settings. */
+export interface LinearSystem {
+  /** A = α M + β B + γ K as a function of the step h. */
+  readonly coefficients: (h: number) => SystemCoefficients;
+  readonly options: ResolvedImplicitOptions;
+}
 
 /**
  * A fixed-point corrector: `body` writes the next iterate (pc.xNext, pc.vNext) from the current
@@ -76,6 +125,10 @@ export interface Program {
   readonly step: readonly Op[];
   /** What `correct` runs (predictor–correctors only). */
   readonly corrector?: Corrector;
+  /** What `solve` solves and how, and what `newton` stops by (implicit programs only). */
+  readonly system?: LinearSystem;
+  /** The vector holding the momenta p, reported with the state (variational schemes). */
+  readonly momenta?: string;
   /**
    * Adaptive schemes: `first` runs once per accepted state (work an attempt can reuse when it is
    * retried from the same state), `attempt` computes the candidate (cand.x, cand.v) of a step h
@@ -112,6 +165,8 @@ export function vectorNames(program: Program): string[] {
   const names = new Set<string>(['x', 'v']);
   // The GPU's corrector measures each sweep's change d = next − current in these.
   if (program.corrector?.check) ['pc.dx', 'pc.dv'].forEach((n) => names.add(n));
+  // A linear solver's own vectors: residual, direction and product (the GPU's live in the arena).
+  if (program.system) ['cg.r', 'cg.p', 'cg.q'].forEach((n) => names.add(n));
   const all = [
     ...program.setup,
     ...program.startup,
@@ -121,16 +176,37 @@ export function vectorNames(program: Program): string[] {
       ? [...program.adaptive.first, ...program.adaptive.attempt, ...program.adaptive.accept]
       : []),
   ];
-  for (const op of all) {
-    if (op.op === 'eval') [op.x, op.v, op.a].forEach((n) => names.add(n));
-    if (op.op === 'combine')
-      for (const out of op.outputs) {
-        names.add(out.to);
-        out.terms.forEach(([, n]) => names.add(n));
-      }
-    if (op.op === 'norm') [...op.error, ...op.start, ...op.end].forEach((n) => names.add(n));
-  }
+  for (const op of flatOps(all)) opVectors(op).forEach((n) => names.add(n));
   return [...names];
+}
+
+/** `ops` with the blocks of every `newton` spliced in (recursively). */
+export function flatOps(ops: readonly Op[]): Op[] {
+  return ops.flatMap((op) =>
+    op.op === 'newton' ? [op, ...flatOps([...op.begin, ...op.residual, ...op.update])] : [op],
+  );
+}
+
+/** The vectors one op names (not those of a newton's blocks). */
+function opVectors(op: Op): string[] {
+  switch (op.op) {
+    case 'eval':
+      return [op.x, op.v, op.a];
+    case 'combine':
+      return op.outputs.flatMap((out) => [out.to, ...out.terms.map(([, n]) => n)]);
+    case 'norm':
+      return [...op.error, ...op.start, ...op.end];
+    case 'jacobians':
+      return [op.x, op.v];
+    case 'rhs':
+      return [op.to, op.v, op.a, op.extra];
+    case 'solve':
+      return [op.rhs, op.to];
+    case 'measure':
+      return Object.values(op.quantities);
+    default:
+      return [];
+  }
 }
 
 /** The value of a coefficient at step h. */
@@ -157,24 +233,52 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
           start: [rename(op.start[0]), rename(op.start[1])],
           end: [rename(op.end[0]), rename(op.end[1])],
         };
+      case 'jacobians':
+        return { ...op, x: rename(op.x), v: rename(op.v) };
+      case 'rhs':
+        return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra) };
+      case 'solve':
+        return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
+      case 'measure':
+        return {
+          op: 'measure',
+          quantities: Object.fromEntries(Object.entries(op.quantities).map(([q, n]) => [q, rename(n)])),
+        };
+      case 'newton':
+        return {
+          ...op,
+          begin: renameOps(op.begin, rename),
+          residual: renameOps(op.residual, rename),
+          update: renameOps(op.update, rename),
+        };
       default:
         return op;
     }
   });
 }
 
-/** `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h). */
+/**
+ * `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h). (Implicit
+ * programs' system coefficients belong to the program, not to its ops: they are not scaled.)
+ */
 export function scaleStep(ops: readonly Op[], factor: number): Op[] {
   const scaled = (c: Coefficient): Coefficient => (typeof c === 'number' ? c : (h: number) => c(factor * h));
-  return ops.map((op): Op =>
-    op.op === 'combine'
-      ? {
-          op: 'combine',
-          outputs: op.outputs.map((o) => ({
-            to: o.to,
-            terms: o.terms.map(([c, n]) => [scaled(c), n] as const),
-          })),
-        }
-      : op,
-  );
+  return ops.map((op): Op => {
+    if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
+    if (op.op === 'newton')
+      return {
+        ...op,
+        begin: scaleStep(op.begin, factor),
+        residual: scaleStep(op.residual, factor),
+        update: scaleStep(op.update, factor),
+      };
+    if (op.op !== 'combine') return op;
+    return {
+      op: 'combine',
+      outputs: op.outputs.map((o) => ({
+        to: o.to,
+        terms: o.terms.map(([c, n]) => [scaled(c), n] as const),
+      })),
+    };
+  });
 }

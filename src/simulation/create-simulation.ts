@@ -1,7 +1,9 @@
-import { CpuImplicitSimulation } from '../backends/cpu/cpu-implicit-simulation.ts';
-import { CpuSimulation } from '../backends/cpu/cpu-simulation.ts';
+import {
+  CpuImplicitSimulation,
+  CpuMultistepSimulation,
+  CpuSimulation,
+} from '../backends/cpu/cpu-simulation.ts';
 import { WeftInputError } from '../core/errors.ts';
-import { CpuMultistepSimulation } from '../backends/cpu/cpu-simulation.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,

@@ -17,7 +17,7 @@ import {
   type SpringStates,
   type SystemCoefficients,
 } from '../../src/backends/cpu/implicit-passes.ts';
-import { CpuImplicitSimulation } from '../../src/backends/cpu/cpu-implicit-simulation.ts';
+import { CpuImplicitSimulation } from '../../src/backends/cpu/cpu-simulation.ts';
 import { solveLinear, type SolverWorkspace } from '../../src/backends/cpu/linear-solver.ts';
 import type { RealArray } from '../../src/backends/cpu/passes.ts';
 import {

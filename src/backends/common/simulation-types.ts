@@ -67,8 +67,12 @@ export interface GpuSimulation extends Simulation {
   readonly positions: GPUBuffer;
   /** vec4<f32> per particle (xyz m/s). */
   readonly velocities: GPUBuffer;
-  /** variational-symplectic-implicit: its momentum p, vec4<f32> per particle (xyz kg·m/s). */
-  readonly momenta?: GPUBuffer;
+  /**
+   * variational-symplectic-implicit: its momenta p, n vec4<f32> (xyz kg·m/s) from `offset`
+   * (256-byte aligned) in `buffer` — bind it as `{ buffer, offset, size }`.
+   */
+  readonly momenta?:
+    { readonly buffer: GPUBuffer; readonly offset: number; readonly size: number } | undefined;
   /** Encodes `steps` steps into the caller's encoder (to interleave passes of one's own). */
   encode(encoder: GPUCommandEncoder, steps: number): void;
 }

@@ -1,12 +1,20 @@
 /**
- * The CPU reference simulation of every program-driven integrator (explicit and multistep): the
- * scheme's program (src/integrators/programs.ts) run by the CPU executor, float64 or float32
- * storage. `CpuSimulation` and `CpuMultistepSimulation` only validate options and build programs.
+ * The CPU reference simulation of every fixed-step integrator (explicit, multistep, implicit): the
+ * scheme's program (src/integrators/programs.ts, implicit-programs.ts) run by the CPU executor,
+ * float64 or float32 storage. `CpuSimulation`, `CpuMultistepSimulation` and
+ * `CpuImplicitSimulation` only validate options and build programs.
  */
-import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
+import {
+  emptyStats,
+  type ImplicitIntegratorName,
+  type ImplicitOptions,
+  type SolverStats,
+} from '../../integrators/implicit-options.ts';
+import { implicitProgram } from '../../integrators/implicit-programs.ts';
 import type { MultistepOptions, MultistepStats } from '../../integrators/adaptive-options.ts';
 import { MULTISTEP_INTEGRATOR_NAMES, MULTISTEP_INTEGRATORS } from '../../integrators/multistep.ts';
 import {
+  resolveImplicitOptions,
   resolveMultistepOptions,
   resolveStepOptions,
   validateIntegrationOptions,
@@ -81,11 +89,13 @@ export class CpuProgramSimulation implements Simulation {
   }
 
   async readState(): Promise<SimulationState> {
+    const momenta = this.program.momenta;
     return requireFiniteState({
       step: this.steps,
       time: this.steps * this.dt,
       positions: Float64Array.from(this.executor.vector('x')),
       velocities: Float64Array.from(this.executor.vector('v')),
+      ...(momenta ? { momenta: Float64Array.from(this.executor.vector(momenta)) } : {}),
     });
   }
 
@@ -100,10 +110,12 @@ export class CpuProgramSimulation implements Simulation {
   }
 
   /**
-   * Multistep integrators: the statistics in the implicit integrators' shape, `newtonIterations`
+   * Implicit integrators: the linear solves' and Newton loops' statistics. Multistep integrators:
+   * the statistics in the implicit integrators' shape, `newtonIterations`
    * holding the corrector (fixed-point) iterations; explicit integrators: null.
    */
   async readSolverStats(): Promise<SolverStats | null> {
+    if (this.executor.implicit) return { ...this.executor.implicit.stats, steps: this.steps };
     if (this.program.rings['Fv'] === undefined) return null;
     const s = this.readMultistepStats();
     return {
@@ -149,5 +161,28 @@ export class CpuMultistepSimulation extends CpuProgramSimulation {
     const program = multistepProgram(name, o.rayleighMass, o.correctorTolerance, o.maxCorrectorIterations);
     const description = `${describe(o.precision)}, ${name} (order ${MULTISTEP_INTEGRATORS[name].order})`;
     super(model, name, o.dt, o.precision, description, program);
+  }
+}
+
+/** Options of the implicit CPU path. */
+export interface CpuImplicitOptions extends ImplicitOptions {
+  integrator: ImplicitIntegratorName;
+  dt: number;
+  rayleighMass?: number;
+  rayleighStiffness?: number;
+  precision?: 'f64' | 'f32';
+}
+
+/**
+ * The implicit integrators on the CPU: the reference for the WebGPU kernels, float64 by default.
+ * Each step's ops are those the GPU runs (spring states → right-hand side → linear solve →
+ * update), so a comparison failing points at one kernel.
+ */
+export class CpuImplicitSimulation extends CpuProgramSimulation {
+  constructor(model: Model, options: CpuImplicitOptions) {
+    const { dt, rayleighMass, rayleighStiffness, precision } = resolveStepOptions(options);
+    const o = resolveImplicitOptions(options.integrator, options);
+    const program = implicitProgram(options.integrator, rayleighMass, rayleighStiffness, o);
+    super(model, options.integrator, dt, precision, `${describe(precision)}, ${o.solver}`, program);
   }
 }

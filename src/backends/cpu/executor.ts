@@ -15,6 +15,7 @@ import {
 import type { RealArray } from '../common/stepper.ts';
 import { errorNorm } from './error-norm.ts';
 import { accelerations, springForces } from './passes.ts';
+import { CpuImplicitOps } from './implicit-ops.ts';
 
 /** Statistics of the corrector (zeros for schemes without one). */
 export interface CorrectorStats {
@@ -42,6 +43,8 @@ export class CpuExecutor {
   private h = 0;
   /** The result of the last `norm` op. */
   lastNorm = NaN;
+  /** The implicit ops and their statistics (implicit programs only). */
+  readonly implicit: CpuImplicitOps | null;
 
   constructor(
     private readonly model: Model,
@@ -62,6 +65,9 @@ export class CpuExecutor {
     this.vector('x').set(model.particlePositions);
     this.vector('v').set(model.particleVelocities);
     this.springForce = real(3 * model.springCount);
+    this.implicit = program.system
+      ? new CpuImplicitOps(model, program.system, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op))) // prettier-ignore
+      : null;
   }
 
   /** The storage of a vector name (ring entries resolved to their current slot). */
@@ -105,6 +111,9 @@ export class CpuExecutor {
         this.lastNorm = errorNorm(this.model, pair(op.error), pair(op.start), pair(op.end), op.tolerances);
         return;
       }
+      default:
+        if (!this.implicit) throw new Error(`'${op.op}' needs a program with a linear system`);
+        return this.implicit.apply(op, this.h);
     }
   }
 

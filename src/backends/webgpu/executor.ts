@@ -1,7 +1,9 @@
 /**
- * The WebGPU executor: compiles a program (src/integrators/program.ts) once into dispatches of
- * three kernels — program-forces + program-gather for `eval`, program-combine for `combine` —
- * each with its own small uniform, and encodes them into the caller's compute pass. `rotate` costs
+ * The WebGPU executor: compiles a program (src/integrators/program.ts) once into dispatches —
+ * program-forces + program-gather for `eval`, program-combine for `combine`, program-norm for
+ * `norm`, the corrector's sweeps (corrector.ts) and the implicit ops (implicit-ops.ts) — each
+ * with its own small uniform, and encodes them into the caller's compute pass. Every vector lives
+ * in one arena and reaches a kernel as a reference specialising its pipeline. `rotate` costs
  * nothing on the GPU: a ring entry is resolved to its slot at compile time, one compiled variant
  * per ring position. No readback: the CPU never waits on the GPU inside a step.
  */
@@ -33,15 +35,14 @@ import {
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
-
-interface Dispatch {
-  readonly label: string;
-  /** Byte offset of its indirect arguments in the corrector's control buffer, if indirect. */
-  readonly indirect?: number;
-  readonly pipeline: GPUComputePipeline;
-  readonly bindGroup: GPUBindGroup;
-  readonly threads: number;
-}
+import {
+  encodeDispatches,
+  indirectBy,
+  runWithCheckpoints,
+  type Compiled,
+  type Dispatch,
+} from './dispatch.ts';
+import { GpuImplicitOps, type ExecutorServices } from './implicit-ops.ts';
 
 /** A uniform whose values depend on h (combination coefficients), rewritten by setStep(). */
 interface StepUniform {
@@ -54,85 +55,64 @@ interface StepUniform {
 const controlMode = (name: 'BEGIN' | 'DECIDE' | 'END'): number =>
   kernels().programControl.constants.get(name)!;
 
-export class WebGpuExecutor {
+export class WebGpuExecutor implements ExecutorServices {
   /** vec4<f32> per particle (w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
   readonly positions: GPUBuffer;
   readonly velocities: GPUBuffer;
   /** Evaluations of a(x, v) encoded so far. */
   evaluations = 0;
+  /** The implicit ops (programs with a linear system only). */
+  readonly implicit: GpuImplicitOps | null;
+  readonly create: ReturnType<typeof bufferFactory>;
   private readonly buffers: GPUBuffer[] = [];
-  private readonly create: ReturnType<typeof bufferFactory>;
   private readonly shared: Record<string, GPUBuffer>;
   /** Arena slot of each plain work vector, and the first slot of each ring. */
   private readonly slots = new Map<string, number>();
   private readonly heads = new Map<string, number>();
-  private readonly compiled = new Map<
-    string,
-    { dispatches: Dispatch[]; heads: Map<string, number>; evaluations: number }
-  >();
+  /** vec4s per arena slot: n rounded up to 16, so every slot starts 256-byte aligned. */
+  private readonly arenaStride: number;
+  private readonly compiled = new Map<string, { list: Compiled[]; heads: Map<string, number>; evaluations: number }>(); // prettier-ignore
   private readonly stepUniforms: StepUniform[] = [];
   private h: number;
   /** Particles the error norm counts (the free ones). */
   private readonly freeParticles: number;
-  /** Workgroups of a per-particle dispatch: one partial of the error norm each. */
-  private readonly partialCount: number;
+  /** Workgroups of a per-particle dispatch: one partial of a reduction each. */
+  readonly partialCount: number;
   private readonly partialReadback: GPUBuffer;
+  private readonly checkReadback: GPUBuffer;
 
+  /** `checkEvery` > 0: implicit solves get a checkpoint every that many iterations (for {@link runChecked}). */
   constructor(
     readonly device: GPUDevice,
-    private readonly model: Model,
+    readonly model: Model,
     private readonly program: Program,
     h: number,
-    private readonly workgroupSize: number,
+    readonly workgroupSize: number,
+    checkEvery = 0,
   ) {
     this.h = h;
     const n = model.particleCount;
     const [gx, gy] = dispatchSize(n, workgroupSize, device.limits);
     this.partialCount = gx * gy;
     this.freeParticles = model.particleInvMass.filter((w) => w > 0).length;
+    this.arenaStride = Math.ceil(n / 16) * 16;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     this.create = bufferFactory(device, 'WebGpuExecutor', this.buffers);
-    let slot = 0;
-    for (const name of vectorNames(program))
-      if (name !== 'x' && name !== 'v' && !parseRingEntry(name)) this.slots.set(name, slot++);
-    for (const [ring, length] of Object.entries(program.rings)) {
-      this.slots.set(ring, slot);
-      this.heads.set(ring, 0);
-      slot += length;
-    }
-    const arenaBytes = Math.max(1, slot) * n * VEC4_BYTES;
+    const slotCount = this.allocateSlots();
+    const arenaBytes = Math.max(1, slotCount) * this.arenaStride * VEC4_BYTES;
     const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
     if (arenaBytes > limit)
       throw new WeftInputError(
         'model',
-        `too large for this device: the scheme's ${slot} work vectors need ${arenaBytes} bytes, the device allows ${limit} per storage buffer`,
+        `too large for this device: the scheme's ${slotCount} work vectors need ${arenaBytes} bytes, the device allows ${limit} per storage buffer`,
       );
-    this.positions = this.create(
-      'positions',
-      n * VEC4_BYTES,
-      storage | GPUBufferUsage.VERTEX,
-      vec4Bytes(model.particlePositions, 1),
-    );
-    this.velocities = this.create(
-      'velocities',
-      n * VEC4_BYTES,
-      storage,
-      vec4Bytes(model.particleVelocities, 0),
-    );
+    this.positions = this.create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)); // prettier-ignore
+    this.velocities = this.create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0)); // prettier-ignore
     const { offsets, entries } = model.incidence;
     const springData = springBytes(model);
+    const params = structBytes(kernels().programForces.structs.get('SimParams')!, { particleCount: n, springCount: model.springCount, gravity: model.gravity, rayleighMass: 0 }); // prettier-ignore
     this.shared = {
-      params: this.create(
-        'params',
-        32,
-        GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-        structBytes(kernels().programForces.structs.get('SimParams')!, {
-          particleCount: n,
-          springCount: model.springCount,
-          gravity: model.gravity,
-          rayleighMass: 0,
-        }),
-      ),
+      params: this.create('params', 32, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, params),
       positions: this.positions,
       velocities: this.velocities,
       arena: this.create('arena', arenaBytes, storage),
@@ -140,20 +120,27 @@ export class WebGpuExecutor {
       springForces: this.create('springForces', model.springCount * VEC4_BYTES, storage),
       incidentOffsets: this.create('incidentOffsets', offsets.byteLength, storage, offsets.slice().buffer),
       incidentSprings: this.create('incidentSprings', entries.byteLength, storage, entries.slice().buffer),
-      particleInvMass: this.create(
-        'particleInvMass',
-        n * 4,
-        storage,
-        Float32Array.from(model.particleInvMass).buffer,
-      ),
+      particleInvMass: this.create('particleInvMass', n * 4, storage, Float32Array.from(model.particleInvMass).buffer), // prettier-ignore
       partials: this.create('partials', this.partialCount * VEC4_BYTES, storage),
       control: this.createControl(),
     };
-    this.partialReadback = this.create(
-      'partialReadback',
-      this.partialCount * VEC4_BYTES,
-      GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    );
+    const staging = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
+    this.partialReadback = this.create('partialReadback', this.partialCount * VEC4_BYTES, staging);
+    this.checkReadback = this.create('checkReadback', 16, staging);
+    this.implicit = program.system ? new GpuImplicitOps(this, program, checkEvery) : null;
+  }
+
+  /** Assigns arena slots to the plain vectors, then to the rings; returns the slot count. */
+  private allocateSlots(): number {
+    let slot = 0;
+    for (const name of vectorNames(this.program))
+      if (name !== 'x' && name !== 'v' && !parseRingEntry(name)) this.slots.set(name, slot++);
+    for (const [ring, length] of Object.entries(this.program.rings)) {
+      this.slots.set(ring, slot);
+      this.heads.set(ring, 0);
+      slot += length;
+    }
+    return slot;
   }
 
   /** The corrector's control (program-control.wgsl): full workgroup counts, zero statistics. */
@@ -168,90 +155,80 @@ export class WebGpuExecutor {
   } // prettier-ignore
 
   /** The kernels' reference of a vector name under the given ring positions. */
-  private reference(name: string, heads: ReadonlyMap<string, number>): number {
+  reference(name: string, heads: ReadonlyMap<string, number> = this.heads): number {
     if (name === 'x') return 0;
     if (name === 'v') return 1;
     const entry = parseRingEntry(name);
-    if (!entry) return 2 + this.slots.get(name)!;
+    if (!entry) {
+      const slot = this.slots.get(name);
+      if (slot === undefined) throw new Error(`program vector '${name}' was not allocated`);
+      return 2 + slot;
+    }
     const length = this.program.rings[entry.ring]!;
     return 2 + this.slots.get(entry.ring)! + ((heads.get(entry.ring)! + entry.back) % length);
   }
 
-  private dispatch(
+  /**
+   * A dispatch of `kernel` over `domain`, bound to the shared buffers and `extra`, its pipeline
+   * specialised by `constants` (the vector references; each kernel keeps those it uses).
+   */
+  dispatch(
     kernel: KernelName,
     label: string,
-    threads: number,
-    op: GPUBuffer | null,
+    domain: Dispatch['domain'],
+    extra: Readonly<Record<string, GPUBuffer>> = {},
     constants: Readonly<Record<string, number>> = {},
   ): Dispatch {
-    const target = pipeline(this.device, kernel, this.workgroupSize, constants);
+    const target = pipeline(this.device, kernel, this.workgroupSize, { arenaStride: this.arenaStride, ...constants }); // prettier-ignore
     const bindGroup = bindByName(this.device, `WebGpuExecutor.${label}`, target, kernels()[kernel], {
       ...this.shared,
-      ...(op ? { op } : {}),
+      ...extra,
     });
-    return { label, pipeline: target, bindGroup, threads };
+    const threads = { particles: this.model.particleCount, springs: this.model.springCount, single: 1 }[
+      domain
+    ];
+    return { kind: 'dispatch', label, domain, pipeline: target, bindGroup, threads };
   }
 
   /** A uniform of `values(h)`; `dependsOnStep` ones are rewritten by {@link setStep}. */
-  private uniform(
+  uniform(
     kernel: KernelName,
     struct: string,
     values: (h: number) => Record<string, number | readonly number[]>,
     dependsOnStep = false,
   ): GPUBuffer {
     const layout = kernels()[kernel].structs.get(struct)!;
-    const buffer = this.create(
-      `${kernel}.op`,
-      layout.size,
-      GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-      structBytes(layout, values(this.h)),
-    );
+    const buffer = this.create(`${kernel}.${struct}`, layout.size, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, structBytes(layout, values(this.h))); // prettier-ignore
     if (dependsOnStep) this.stepUniforms.push({ buffer, layout, values });
     return buffer;
   }
 
   /** The dispatches of `ops` from ring positions `heads` (advanced in place by `rotate`). */
-  private compileOps(ops: readonly Op[], heads: Map<string, number>, out: Dispatch[]): void {
+  compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void {
     for (const op of ops) {
       if (op.op === 'rotate') {
         const length = this.program.rings[op.ring]!;
         heads.set(op.ring, (heads.get(op.ring)! + length - 1) % length);
       } else if (op.op === 'eval') {
-        const refs = {
-          xRef: this.reference(op.x, heads),
-          vRef: this.reference(op.v, heads),
-          aRef: this.reference(op.a, heads),
-        };
+        const refs = { xRef: this.reference(op.x, heads), vRef: this.reference(op.v, heads), aRef: this.reference(op.a, heads) }; // prettier-ignore
         const buffer = this.uniform('programGather', 'EvalOp', () => ({ rayleighMass: op.rayleighMass }));
         if (this.model.springCount > 0)
-          out.push(this.dispatch('programForces', 'forces', this.model.springCount, null, refs));
-        out.push(this.dispatch('programGather', 'gather', this.model.particleCount, buffer, refs));
-      } else if (op.op === 'combine') {
-        out.push(this.combine(op.outputs, heads));
-      } else if (op.op === 'norm') {
-        const ref = (name: string): number => this.reference(name, heads);
-        const refs = {
-          errorX: ref(op.error[0]),
-          errorV: ref(op.error[1]),
-          startX: ref(op.start[0]),
-          startV: ref(op.start[1]),
-          endX: ref(op.end[0]),
-          endV: ref(op.end[1]),
-        };
-        const { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight } =
-          op.tolerances;
-        const values = { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight };
-        out.push(
-          this.dispatch(
-            'programNorm',
-            'norm',
-            this.model.particleCount,
-            this.uniform('programNorm', 'NormOp', () => values),
-            refs,
-          ),
-        );
-      } else this.compileCorrector(heads, out);
+          out.push(this.dispatch('programForces', 'forces', 'springs', {}, refs));
+        out.push(this.dispatch('programGather', 'gather', 'particles', { op: buffer }, refs));
+      } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
+      else if (op.op === 'norm') out.push(this.norm(op, heads));
+      else if (op.op === 'correct') this.compileCorrector(heads, out);
+      else if (this.implicit) this.implicit.compile(op, heads, out);
+      else throw new Error(`'${op.op}' needs a program with a linear system`);
     }
+  }
+
+  private norm(op: Extract<Op, { op: 'norm' }>, heads: ReadonlyMap<string, number>): Dispatch {
+    const ref = (name: string): number => this.reference(name, heads);
+    const refs = { errorX: ref(op.error[0]), errorV: ref(op.error[1]), startX: ref(op.start[0]), startV: ref(op.start[1]), endX: ref(op.end[0]), endV: ref(op.end[1]) }; // prettier-ignore
+    const { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight } = op.tolerances;
+    const values = { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight };
+    return this.dispatch('programNorm', 'norm', 'particles', { op: this.uniform('programNorm', 'NormOp', () => values) }, refs); // prettier-ignore
   }
 
   /**
@@ -259,16 +236,17 @@ export class WebGpuExecutor {
    * current = next → DECIDE (program-control.wgsl). With a tolerance the sweeps are dispatched
    * indirectly, so those after convergence launch nothing; without one (PECE) they are direct.
    */
-  private compileCorrector(heads: Map<string, number>, out: Dispatch[]): void {
+  private compileCorrector(heads: Map<string, number>, out: Compiled[]): void {
     const c = this.program.corrector!;
     const tol = c.tolerance;
     const tolerances = { relative: tol, absolutePosition: tol, absoluteVelocity: tol, positionWeight: 1, velocityWeight: 1, norm: 'max' as const };
-    const control = (mode: number): Dispatch => this.dispatch('programControl', 'control', 1, this.uniform('programControl', 'ControlOp', () => ({ mode, check: c.check ? 1 : 0 })));
+    const control = (mode: number): Dispatch => this.dispatch('programControl', 'control', 'single', { op: this.uniform('programControl', 'ControlOp', () => ({ mode, check: c.check ? 1 : 0 })) });
     const members = kernels().programControl.structs.get('CorrectorControl')!.members;
-    const [particles, springs] = [members.get('particleX')!.offset, members.get('springX')!.offset];
+    const buffer = this.shared['control']!;
+    const counts = { particles: { buffer, offset: members.get('particleX')!.offset }, springs: { buffer, offset: members.get('springX')!.offset } };
     if (c.check) out.push(control(controlMode('BEGIN')));
     for (let k = 0; k < c.maxIterations; k++) {
-      const sweep: Dispatch[] = [];
+      const sweep: Compiled[] = [];
       const check: Op[] = c.check
         ? [
             { op: 'combine', outputs: [{ to: 'pc.dx', terms: [[1, 'pc.xNext'], [-1, 'pc.x']] }, { to: 'pc.dv', terms: [[1, 'pc.vNext'], [-1, 'pc.v']] }] },
@@ -276,9 +254,9 @@ export class WebGpuExecutor {
           ]
         : [];
       const copy: Op = { op: 'combine', outputs: [{ to: 'pc.x', terms: [[1, 'pc.xNext']] }, { to: 'pc.v', terms: [[1, 'pc.vNext']] }] };
-      this.compileOps([...c.body, ...check, copy], heads, sweep);
+      this.compile([...c.body, ...check, copy], heads, sweep);
       if (!c.check) out.push(...sweep);
-      else out.push(...sweep.map((d) => ({ ...d, indirect: d.label === 'forces' ? springs : particles })), control(controlMode('DECIDE')));
+      else out.push(...indirectBy(sweep, counts), control(controlMode('DECIDE')));
     }
     if (c.check) out.push(control(controlMode('END')));
   } // prettier-ignore
@@ -314,35 +292,57 @@ export class WebGpuExecutor {
       const [a, b] = coefficients.map((cs) => [...cs.map((c) => coefficientAt(c, h)), ...Array<number>(MAX_TERMS - cs.length).fill(0)]) as [number[], number[]];
       return { coefficients0a: a.slice(0, 4), coefficients0b: a.slice(4), coefficients1a: b.slice(0, 4), coefficients1b: b.slice(4) };
     };
-    return this.dispatch('programCombine', 'combine', this.model.particleCount, this.uniform('programCombine', 'CombineOp', values, coefficients.flat().some((c) => typeof c !== 'number')), constants);
+    const uniform = this.uniform('programCombine', 'CombineOp', values, coefficients.flat().some((c) => typeof c !== 'number'));
+    return this.dispatch('programCombine', 'combine', 'particles', { op: uniform }, constants);
   } // prettier-ignore
 
-  /** Where a plain vector lives, for copies to and from other passes' buffers (n vec4 from `offset`). */
-  location(name: string): { buffer: GPUBuffer; offset: number } {
+  /** Where a plain vector lives: n vec4 from `offset` (256-byte aligned), for copies and bindings. */
+  location(name: string): { buffer: GPUBuffer; offset: number; size: number } {
     const ref = this.reference(name, this.heads);
-    if (ref < 2) return { buffer: ref === 0 ? this.positions : this.velocities, offset: 0 };
-    return { buffer: this.shared['arena']!, offset: (ref - 2) * this.model.particleCount * VEC4_BYTES };
+    const size = this.model.particleCount * VEC4_BYTES;
+    if (ref < 2) return { buffer: ref === 0 ? this.positions : this.velocities, offset: 0, size };
+    return { buffer: this.shared['arena']!, offset: (ref - 2) * this.arenaStride * VEC4_BYTES, size };
   }
 
-  /** Encodes one run of `block` from the current ring positions into `pass`. */
-  encode(pass: GPUComputePassEncoder, block: Block): void {
+  /** The compiled list of `block` from the current ring positions (compiled once per positions). */
+  private compiledBlock(block: Block): { list: Compiled[]; heads: Map<string, number>; evaluations: number } {
     const key = `${block}|${[...this.heads.values()].join(',')}`;
     let found = this.compiled.get(key);
     if (!found) {
       const heads = new Map(this.heads);
-      const dispatches: Dispatch[] = [];
-      this.compileOps(blockOps(this.program, block), heads, dispatches);
-      const evaluations = dispatches.filter((d) => d.label === 'gather').length;
-      this.compiled.set(key, (found = { dispatches, heads, evaluations }));
+      const list: Compiled[] = [];
+      this.compile(blockOps(this.program, block), heads, list);
+      const evaluations = list.filter((d) => d.kind === 'dispatch' && d.label === 'gather').length;
+      this.compiled.set(key, (found = { list, heads, evaluations }));
     }
-    for (const { pipeline: target, bindGroup, threads, indirect } of found.dispatches) {
-      pass.setPipeline(target);
-      pass.setBindGroup(0, bindGroup);
-      if (indirect !== undefined) pass.dispatchWorkgroupsIndirect(this.shared['control']!, indirect);
-      else pass.dispatchWorkgroups(...dispatchSize(threads, this.workgroupSize, this.device.limits));
-    }
+    return found;
+  }
+
+  private advanceRings(found: { heads: Map<string, number>; evaluations: number }): void {
     for (const [ring, head] of found.heads) this.heads.set(ring, head);
     this.evaluations += found.evaluations;
+  }
+
+  /** Encodes one run of `block` from the current ring positions into `pass`. */
+  encode(pass: GPUComputePassEncoder, block: Block): void {
+    const found = this.compiledBlock(block);
+    encodeDispatches(pass, found.list, this.workgroupSize, this.device.limits);
+    this.advanceRings(found);
+  }
+
+  /**
+   * Runs one `block` submission by submission, reading the solver's progress back at its
+   * checkpoints and skipping what is no longer needed (fewer dispatches, bit-identical results).
+   */
+  async runChecked(block: Block): Promise<void> {
+    const found = this.compiledBlock(block);
+    await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback);
+    this.advanceRings(found);
+  }
+
+  /** Dispatches one run of `block` encodes (for the curious and for benchmarks). */
+  dispatchCount(block: Block): number {
+    return this.compiledBlock(block).list.filter((d) => d.kind === 'dispatch').length;
   }
 
   /** Rewrites every coefficient for a new step h (for drivers that change it). */
@@ -376,6 +376,25 @@ export class WebGpuExecutor {
   /** The state (x, v) as xyz float64 (a staging buffer of its own: not for the real-time path). */
   readState(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
     return readPair(this.device, this.model.particleCount, this.positions, this.velocities);
+  }
+
+  /** A named vector as xyz float64 (a staging buffer of its own: not for the real-time path). */
+  async readVector(name: string): Promise<Float64Array> {
+    const { buffer, offset, size } = this.location(name);
+    const staging = this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const encoder = this.device.createCommandEncoder({ label: 'WebGpuExecutor.readVector' });
+    encoder.copyBufferToBuffer(buffer, offset, staging, 0, size);
+    this.device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const data = new Float32Array(staging.getMappedRange().slice(0));
+    staging.destroy();
+    return Float64Array.from({ length: 3 * this.model.particleCount }, (_, k) => data[4 * Math.floor(k / 3) + (k % 3)]!);
+  } // prettier-ignore
+
+  /** Uploads a named vector (xyz float64, converted to f32). */
+  writeVector(name: string, xyz: Float64Array): void {
+    const { buffer, offset } = this.location(name);
+    this.device.queue.writeBuffer(buffer, offset, vec4Bytes(xyz, name === 'x' ? 1 : 0));
   }
 
   destroy(): void {

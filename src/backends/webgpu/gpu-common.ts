@@ -24,10 +24,12 @@ export function pipeline(
 ): GPUComputePipeline {
   let cache = pipelineCache.get(device);
   if (!cache) pipelineCache.set(device, (cache = new Map()));
-  const key = `${name}/${workgroupSize}/${JSON.stringify(constants)}`;
+  const kernel = kernels()[name];
+  // Only the constants its entry point uses (a program's references are shared by several kernels).
+  const used = Object.entries(constants).filter(([key]) => kernel.overrides.has(key));
+  const key = `${name}/${workgroupSize}/${JSON.stringify(used)}`;
   let found = cache.get(key);
   if (!found) {
-    const kernel = kernels()[name];
     let modules = moduleCache.get(device);
     if (!modules) moduleCache.set(device, (modules = new Map()));
     let module = modules.get(name);
@@ -36,7 +38,11 @@ export function pipeline(
     found = device.createComputePipeline({
       label: `Weft.${name}`,
       layout: 'auto',
-      compute: { module, entryPoint: kernel.entryPoint, constants: { workgroupSize, ...constants } },
+      compute: {
+        module,
+        entryPoint: kernel.entryPoint,
+        constants: { workgroupSize, ...Object.fromEntries(used) },
+      },
     });
     cache.set(key, found);
   }

@@ -1,11 +1,14 @@
 /**
- * Kernel-level access to a WebGpuImplicitSimulation's buffers: write and read its vectors, run one
+ * Kernel-level access to an implicit program's executor: write and read its vectors, run one
  * kernel (or one whole linear solve), read spring states, the inverse diagonal and the solver's
  * scalars — for testing each kernel against the CPU reference, and for benchmarks.
  */
+import { flatOps, type Program } from '../../integrators/program.ts';
+import { encodeDispatches, type Compiled } from './dispatch.ts';
+import type { WebGpuExecutor } from './executor.ts';
+import { readBuffer } from './gpu-common.ts';
+import { SOLVER_VECTORS } from './implicit-ops.ts';
 import { kernels } from './kernels.ts';
-import { vec4Bytes } from './gpu-common.ts';
-import type { Model } from '../../model/model.ts';
 
 /** Vectors of the implicit path that {@link ImplicitKernelAccess} can write and read. */
 export type VectorName =
@@ -42,34 +45,66 @@ export interface ImplicitKernelAccess {
   readControl(): Promise<Record<string, number>>;
 }
 
-function vec4ToXyz(data: Float32Array, n: number): Float64Array {
-  const out = new Float64Array(3 * n);
-  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) out[3 * i + c] = data[4 * i + c]!;
-  return out;
-}
+/** The program vector behind each name of {@link VectorName}. */
+const PROGRAM_VECTOR: Record<VectorName, string> = {
+  positions: 'x',
+  velocities: 'v',
+  accelerations: 'a',
+  momenta: 'p',
+  rhs: 'b',
+  solution: 's',
+  direction: SOLVER_VECTORS.direction,
+  product: SOLVER_VECTORS.product,
+  residual: SOLVER_VECTORS.residual,
+};
 
-/** What {@link kernelAccess} needs of a simulation. */
-export interface KernelAccessTarget {
-  readonly device: GPUDevice;
-  readonly model: Model;
-  readonly vectors: Readonly<Record<VectorName, GPUBuffer>>;
-  readonly springStates: GPUBuffer;
-  readonly inverseDiagonal: GPUBuffer;
-  readonly control: GPUBuffer;
-  readBuffer(buffer: GPUBuffer): Promise<Float32Array>;
-  /** Encodes `repeats` runs of a kernel in one submission and resolves when the GPU is done. */
-  run(kernel: SingleKernel, repeats: number): Promise<void>;
-}
+/** The dispatches of one {@link SingleKernel} on an implicit program's executor. */
+function singleKernel(executor: WebGpuExecutor, program: Program, kernel: SingleKernel): Compiled[] {
+  const ops = executor.implicit!;
+  const ref = (name: VectorName): number => executor.reference(PROGRAM_VECTOR[name]);
+  const [b, s] = [ref('rhs'), ref('solution')];
+  const rhs = flatOps(program.step).find((op) => op.op === 'rhs' && op.to === 'b');
+  const out: Compiled[] = [];
+  switch (kernel) {
+    case 'springJacobians':
+      return [ops.kernel('springJacobians', 'springs', { xRef: 0, vRef: 1 })];
+    case 'implicitRhs':
+      executor.compile([rhs!], new Map(), out);
+      return out;
+    case 'systemDiagonal':
+      return [ops.kernel('systemDiagonal', 'particles')];
+    case 'systemProduct':
+      return [ops.kernel('systemProduct', 'particles', { inputRef: ref('direction'), productRef: ref('product') })];
+    case 'cgStart':
+      return [ops.kernel('cgInit', 'particles', { rhsRef: b, solutionRef: s, residualRef: ref('residual'), directionRef: ref('direction') }), ops.scalars('CG_START')];
+    case 'solve':
+      return ops.solve(b, s);
+  }
+} // prettier-ignore
 
-export function kernelAccess(t: KernelAccessTarget): ImplicitKernelAccess {
+/** Kernel-level access to an implicit program's executor (its buffers read with fresh staging buffers). */
+export function kernelAccess(executor: WebGpuExecutor, program: Program): ImplicitKernelAccess {
+  const { device, model } = executor;
+  const ops = executor.implicit!;
+  const single = new Map<SingleKernel, Compiled[]>();
+  const read = async (buffer: GPUBuffer): Promise<Float32Array> =>
+    new Float32Array((await readBuffer(device, buffer)).buffer);
   return {
-    write: (name, xyz) =>
-      t.device.queue.writeBuffer(t.vectors[name], 0, vec4Bytes(xyz, name === 'positions' ? 1 : 0)),
-    read: async (name) => vec4ToXyz(await t.readBuffer(t.vectors[name]), t.model.particleCount),
-    run: (kernel, repeats = 1) => t.run(kernel, repeats),
+    write: (name, xyz) => executor.writeVector(PROGRAM_VECTOR[name], xyz),
+    read: (name) => executor.readVector(PROGRAM_VECTOR[name]),
+    run: (kernel, repeats = 1) => {
+      let list = single.get(kernel);
+      if (!list) single.set(kernel, (list = singleKernel(executor, program, kernel)));
+      const encoder = device.createCommandEncoder({ label: `ImplicitKernelAccess.${kernel}` });
+      const pass = encoder.beginComputePass();
+      for (let r = 0; r < repeats; r++) encodeDispatches(pass, list, executor.workgroupSize, device.limits);
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+      return device.queue.onSubmittedWorkDone();
+    },
     readSpringStates: async () => {
-      const data = await t.readBuffer(t.springStates);
-      const s = t.model.springCount;
+      const data = await read(ops.springStates);
+      const s = model.springCount;
       const force = new Float64Array(3 * s);
       const direction = new Float64Array(3 * s);
       const jacobian = new Float64Array(6 * s);
@@ -85,9 +120,9 @@ export function kernelAccess(t: KernelAccessTarget): ImplicitKernelAccess {
       return { force, direction, jacobian };
     },
     readInverseDiagonal: async () => {
-      const data = await t.readBuffer(t.inverseDiagonal);
-      const out = new Float64Array(6 * t.model.particleCount);
-      for (let i = 0; i < t.model.particleCount; i++) {
+      const data = await read(ops.inverseDiagonal);
+      const out = new Float64Array(6 * model.particleCount);
+      for (let i = 0; i < model.particleCount; i++) {
         out.set(
           [
             data[8 * i]!,
@@ -104,8 +139,7 @@ export function kernelAccess(t: KernelAccessTarget): ImplicitKernelAccess {
     },
     readControl: async () => {
       const layout = kernels().solverScalars.structs.get('SolverControl')!;
-      const bytes = await t.readBuffer(t.control);
-      const view = new DataView(bytes.buffer);
+      const view = new DataView((await readBuffer(device, ops.control)).buffer);
       const out: Record<string, number> = {};
       for (const [name, member] of layout.members) {
         if (member.type.startsWith('vec')) continue;

@@ -10,15 +10,13 @@ import cgUpdate from '../../../shaders/cg-update.wgsl?raw';
 import cgDirection from '../../../shaders/cg-direction.wgsl?raw';
 import jacobiUpdate from '../../../shaders/jacobi-update.wgsl?raw';
 import solverScalars from '../../../shaders/solver-scalars.wgsl?raw';
-import implicitUpdate from '../../../shaders/implicit-update.wgsl?raw';
-import newtonUpdate from '../../../shaders/newton-update.wgsl?raw';
-import variationalFinish from '../../../shaders/variational-finish.wgsl?raw';
 import copy from '../../../shaders/copy.wgsl?raw';
 import programVectors from '../../../shaders/program-vectors.wgsl?raw';
 import programForces from '../../../shaders/program-forces.wgsl?raw';
 import programGather from '../../../shaders/program-gather.wgsl?raw';
 import programCombine from '../../../shaders/program-combine.wgsl?raw';
 import programNorm from '../../../shaders/program-norm.wgsl?raw';
+import programDots from '../../../shaders/program-dots.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
@@ -36,27 +34,24 @@ const IMPLICIT = {
   cgDirection,
   jacobiUpdate,
   solverScalars,
-  implicitUpdate,
-  newtonUpdate,
-  variationalFinish,
 };
 
-const PROGRAM = { programForces, programGather, programCombine, programNorm };
+const PROGRAM = { programForces, programGather, programCombine, programNorm, programDots };
 
 export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
 /**
- * Every kernel with common.wgsl prepended, and implicit-common.wgsl (implicit kernels) or
- * program-vectors.wgsl (the program executor's kernels).
+ * Every kernel with common.wgsl prepended, program-vectors.wgsl (every kernel that touches the
+ * program's vectors), and implicit-common.wgsl (the implicit kernels).
  */
 export function kernels(): Record<KernelName, KernelLayout> {
   reflected ??= Object.fromEntries([
     ...Object.entries(EXPLICIT).map(([name, source]) => [name, reflectKernel(`${common}\n${source}`)]),
     ...Object.entries(IMPLICIT).map(([name, source]) => [
       name,
-      reflectKernel(`${common}\n${implicitCommon}\n${source}`),
+      reflectKernel(`${common}\n${programVectors}\n${implicitCommon}\n${source}`),
     ]),
     ...Object.entries(PROGRAM).map(([name, source]) => [
       name,

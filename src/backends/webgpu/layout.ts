@@ -2,7 +2,12 @@
  * Binding numbers and struct layouts, read from the WGSL with wgsl_reflect rather than counted
  * by hand; test/layout.test.ts pins them.
  */
-import { WgslReflect, type StructInfo, type TypeInfo } from 'wgsl_reflect/wgsl_reflect.module.js';
+import {
+  WgslReflect,
+  type FunctionInfo,
+  type StructInfo,
+  type TypeInfo,
+} from 'wgsl_reflect/wgsl_reflect.module.js';
 
 /** One `var<uniform>` or `var<storage>` of a kernel. */
 export interface BindingLayout {
@@ -29,6 +34,8 @@ export interface KernelLayout {
   readonly code: string;
   readonly entryPoint: string;
   readonly bindings: ReadonlyMap<string, BindingLayout>;
+  /** The `override` constants the entry point uses. */
+  readonly overrides: ReadonlySet<string>;
   readonly structs: ReadonlyMap<string, StructLayout>;
   /** Module-scope `const NAME: u32 = Nu;` declarations (mode numbers the host must use). */
   readonly constants: ReadonlyMap<string, number>;
@@ -47,14 +54,26 @@ function structLayout(info: StructInfo): StructLayout {
   };
 }
 
+/** The `override` constants a function uses, directly or through the functions it calls. */
+function overridesOf(fn: FunctionInfo, seen = new Set<FunctionInfo>()): Set<string> {
+  const names = new Set(fn.overrides.map((o) => o.name));
+  seen.add(fn);
+  for (const called of fn.calls)
+    if (!seen.has(called)) overridesOf(called, seen).forEach((name) => names.add(name));
+  return names;
+}
+
 /** Reflects a kernel's source (common.wgsl already prepended); it must have one compute entry point. */
 export function reflectKernel(code: string): KernelLayout {
   const reflect = new WgslReflect(code);
   const entry = reflect.entry.compute;
   if (entry.length !== 1)
     throw new Error(`a kernel needs exactly one compute entry point, found ${entry.length}`);
+  // Only what the entry point uses (directly or through the functions it calls): pipelines are
+  // made with layout 'auto', which leaves the other declarations out.
+  const used = new Set(entry[0]!.resources.map((r) => r.name));
   const bindings = new Map<string, BindingLayout>();
-  for (const v of reflect.uniforms) {
+  for (const v of reflect.uniforms.filter((u) => used.has(u.name))) {
     bindings.set(v.name, {
       group: v.group,
       binding: v.binding,
@@ -64,7 +83,7 @@ export function reflectKernel(code: string): KernelLayout {
       stride: 0,
     });
   }
-  for (const v of reflect.storage) {
+  for (const v of reflect.storage.filter((u) => used.has(u.name))) {
     const array = v.type as { format?: TypeInfo; stride?: number };
     bindings.set(v.name, {
       group: v.group,
@@ -79,6 +98,7 @@ export function reflectKernel(code: string): KernelLayout {
     code,
     entryPoint: entry[0]!.name,
     bindings,
+    overrides: overridesOf(entry[0]!),
     structs: new Map(reflect.structs.map((s) => [s.name, structLayout(s)])),
     // wgsl_reflect keeps constant values only in a private field: read the u32 ones directly.
     constants: new Map(

@@ -1,15 +1,28 @@
 /**
- * The explicit and multistep integrators on WebGPU: the scheme's program (src/integrators/
- * programs.ts, the same one the CPU reference interprets) compiled by the WebGPU executor, every
- * step of a `step(n)` encoded into one compute pass per submission, no readback until
- * {@link readState}. `positions` is a `STORAGE | VERTEX` buffer of vec4<f32> (w = 1): a render
- * pipeline can draw from it directly.
+ * Every fixed-step integrator on WebGPU (explicit, multistep, implicit): the scheme's program
+ * (src/integrators/programs.ts, implicit-programs.ts — the same one the CPU reference interprets)
+ * compiled by the WebGPU executor, every step of a `step(n)` encoded into one compute pass per
+ * submission, no readback until {@link readState}. `positions` is a `STORAGE | VERTEX` buffer of
+ * vec4<f32> (w = 1): a render pipeline can draw from it directly.
  */
 import { WeftInputError } from '../../core/errors.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
-import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
+import {
+  emptyStats,
+  isImplicit,
+  type ImplicitIntegratorName,
+  type ImplicitOptions,
+  type ResolvedImplicitOptions,
+  type SolverStats,
+} from '../../integrators/implicit-options.ts';
+import { implicitProgram } from '../../integrators/implicit-programs.ts';
 import { isMultistep } from '../../integrators/catalog.ts';
-import { resolveMultistepOptions, validateIntegrationOptions } from '../../integrators/options.ts';
+import {
+  resolveImplicitOptions,
+  resolveMultistepOptions,
+  resolveStepOptions,
+  validateIntegrationOptions,
+} from '../../integrators/options.ts';
 import type { Program } from '../../integrators/program.ts';
 import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
 import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
@@ -30,21 +43,41 @@ export const GPU_MULTISTEP = [
   'implicit-euler-pc',
 ] as const;
 
+type GpuIntegratorName = ExplicitIntegratorName | MultistepIntegratorName | ImplicitIntegratorName;
+
 /** Options of the WebGPU path. */
-export interface WebGpuSimulationOptions extends Omit<IntegrationOptions, 'integrator'> {
-  integrator: ExplicitIntegratorName | MultistepIntegratorName;
+export interface WebGpuSimulationOptions extends Omit<IntegrationOptions, 'integrator'>, ImplicitOptions {
+  integrator: GpuIntegratorName;
+  rayleighStiffness?: number;
   /** A device of the caller's (borrowed, never destroyed). Default: Weft requests one. */
   device?: GPUDevice;
   /** Threads per workgroup of every kernel. Default 64; at most the device's limit. */
   workgroupSize?: number;
-  /** Steps encoded into one command buffer before it is submitted. Default 64. */
+  /** Steps encoded into one command buffer before it is submitted. Default 64 (implicit: 4). */
   stepsPerSubmit?: number;
   correctorTolerance?: number;
   maxCorrectorIterations?: number;
+  /**
+   * Implicit: convergence checks by readback in {@link WebGpuSimulation.advance}. k > 0 (default
+   * 8) submits and reads the solver's state back every k linear-solver iterations and after each
+   * Newton check, and skips what is no longer needed — fewer dispatches at the price of round
+   * trips; 0 never waits on the GPU inside a step (the real-time mode, which `step()` always
+   * uses). Both give bit-identical results.
+   */
+  checkEvery?: number;
 }
 
 /** The scheme's program and step, options checked (before a device is requested). */
-function programOf(options: WebGpuSimulationOptions): { program: Program; dt: number } {
+function programOf(options: WebGpuSimulationOptions): {
+  program: Program;
+  dt: number;
+  implicit?: ResolvedImplicitOptions;
+} {
+  if (isImplicit(options.integrator)) {
+    const { dt, rayleighMass, rayleighStiffness } = resolveStepOptions(options);
+    const implicit = resolveImplicitOptions(options.integrator, options);
+    return { program: implicitProgram(options.integrator, rayleighMass, rayleighStiffness, implicit), dt, implicit }; // prettier-ignore
+  }
   if (!isMultistep(options.integrator)) {
     const valid = validateIntegrationOptions(options as IntegrationOptions);
     return { program: explicitProgram(valid.integrator, valid.rayleighMass), dt: valid.dt };
@@ -57,20 +90,24 @@ function programOf(options: WebGpuSimulationOptions): { program: Program; dt: nu
   };
 }
 
-function positiveInteger(field: string, value: number | undefined, fallback: number): number {
+function integerAtLeast(field: string, value: number | undefined, fallback: number, min = 1): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1) throw new WeftInputError(field, `must be a positive integer, got ${v}`);
+  if (!Number.isInteger(v) || v < min)
+    throw new WeftInputError(field, `must be an integer ≥ ${min}, got ${v}`);
   return v;
 }
 
 export class WebGpuSimulation implements GpuSimulation {
   readonly backend = 'webgpu';
-  readonly integrator: ExplicitIntegratorName | MultistepIntegratorName;
+  readonly integrator: GpuIntegratorName;
   readonly dt: number;
   readonly description: string;
-  private readonly executor: WebGpuExecutor;
-  private readonly program: Program;
+  protected readonly executor: WebGpuExecutor;
+  protected readonly program: Program;
+  /** The implicit integrators' resolved options (null for the others). */
+  protected readonly implicitOptions: ResolvedImplicitOptions | null;
   private readonly stepsPerSubmit: number;
+  private readonly checkEvery: number;
   private readonly readback: GPUBuffer;
   private steps = 0;
   private pendingRead: Promise<unknown> = Promise.resolve();
@@ -81,27 +118,26 @@ export class WebGpuSimulation implements GpuSimulation {
     return withDevice(options.device, (device, owned, name) => new WebGpuSimulation(model, options, device, owned, name));
   } // prettier-ignore
 
-  private constructor(
+  protected constructor(
     readonly model: Model,
     options: WebGpuSimulationOptions,
     readonly device: GPUDevice,
     private readonly ownsDevice: boolean,
     adapterName: string,
   ) {
-    const { program, dt } = programOf(options);
-    const workgroupSize = positiveInteger('workgroupSize', options.workgroupSize, 64);
-    this.stepsPerSubmit = positiveInteger('stepsPerSubmit', options.stepsPerSubmit, 64);
-    if (program.corrector?.check && (workgroupSize & (workgroupSize - 1)) !== 0)
-      throw new WeftInputError(
-        'workgroupSize',
-        `must be a power of two for the corrector's reduction, got ${workgroupSize}`,
-      );
-    checkDeviceFits(model, device.limits, workgroupSize);
+    const { program, dt, implicit } = programOf(options);
+    const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
+    this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
+    this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);
+    if ((program.corrector?.check || implicit) && (workgroupSize & (workgroupSize - 1)) !== 0)
+      throw new WeftInputError('workgroupSize', `must be a power of two ≥ 2 for the reductions, got ${workgroupSize}`); // prettier-ignore
+    checkDeviceFits(model, device.limits, workgroupSize, Boolean(implicit));
     this.integrator = options.integrator;
     this.dt = dt;
     this.program = program;
-    this.description = `WebGPU: ${adapterName}`;
-    this.executor = new WebGpuExecutor(device, model, program, dt, workgroupSize);
+    this.implicitOptions = implicit ?? null;
+    this.description = `WebGPU: ${adapterName}${implicit ? `, ${implicit.solver}` : ''}`;
+    this.executor = new WebGpuExecutor(device, model, program, dt, workgroupSize, this.checkEvery);
     this.readback = device.createBuffer({
       label: 'WebGpuSimulation.readback',
       size: 2 * model.particleCount * VEC4_BYTES,
@@ -122,6 +158,26 @@ export class WebGpuSimulation implements GpuSimulation {
   /** Particle velocities, vec4<f32> (xyz m/s, w = 0). */
   get velocities(): GPUBuffer {
     return this.executor.velocities;
+  }
+
+  /** variational-symplectic-implicit: the momenta p, n vec4<f32> (xyz kg·m/s) inside a larger buffer. */
+  get momenta(): { buffer: GPUBuffer; offset: number; size: number } | undefined {
+    return this.program.momenta ? this.executor.location(this.program.momenta) : undefined;
+  }
+
+  /** Dispatches encoded per step (for the curious and for benchmarks). */
+  get dispatchesPerStep(): number {
+    return this.executor.dispatchCount('step');
+  }
+
+  /**
+   * Changes the step h of the steps encoded from now on (rewrites the uniforms that depend on it);
+   * for adaptive drivers. `dt` keeps the step the simulation was created with.
+   */
+  setTimeStep(h: number): void {
+    if (!Number.isFinite(h) || h <= 0)
+      throw new WeftInputError('dt', `must be a finite number > 0, got ${h}`);
+    this.executor.setStep(h);
   }
 
   get stepCount(): number {
@@ -147,8 +203,20 @@ export class WebGpuSimulation implements GpuSimulation {
     }
   }
 
+  /**
+   * Takes `steps` steps and resolves when they are done. Implicit with checkEvery = k > 0: each
+   * step reads the solver's progress back at its checkpoints and skips what is no longer needed.
+   */
   async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
+    if (this.checkEvery > 0) {
+      for (let n = 0; n < steps; n++) {
+        await this.serialized(() => this.executor.runChecked('step'));
+        this.steps++;
+        onProgress?.(n + 1, steps);
+      }
+      return;
+    }
     const chunk = Math.max(this.stepsPerSubmit, Math.ceil(steps / 100));
     for (let done = 0; done < steps;) {
       const next = Math.min(chunk, steps - done);
@@ -168,25 +236,41 @@ export class WebGpuSimulation implements GpuSimulation {
     return this.device.queue.onSubmittedWorkDone();
   }
 
-  /** Reads in flight share one staging buffer, so each waits for the one before it. */
+  /** Reads (and checkpointed runs) one after another: they share staging buffers. */
+  private serialized<T>(read: () => Promise<T>): Promise<T> {
+    const next = this.pendingRead.then(read);
+    this.pendingRead = next.catch(() => undefined);
+    return next;
+  }
+
   readState(): Promise<SimulationState> {
-    const read = this.pendingRead.then(() => this.readStateNow());
-    this.pendingRead = read.catch(() => undefined);
-    return read;
+    return this.serialized(() => this.readStateNow());
   }
 
   private async readStateNow(): Promise<SimulationState> {
     const step = this.steps;
     const n = this.model.particleCount;
     const state = await readPair(this.device, n, this.positions, this.velocities, this.readback);
-    return requireFiniteState({ step, time: step * this.dt, ...state });
+    const momenta = this.program.momenta;
+    return requireFiniteState({
+      step,
+      time: step * this.dt,
+      ...state,
+      ...(momenta ? { momenta: await this.executor.readVector(momenta) } : {}),
+    });
   }
 
   /**
-   * Multistep: the corrector's statistics in the implicit integrators' shape (`newtonIterations`
-   * = corrector sweeps; a corrector with a tolerance is read from the GPU); explicit: null.
+   * Implicit: the linear solves' and Newton loops' statistics, read from the GPU. Multistep: the
+   * corrector's in the same shape (`newtonIterations` = corrector sweeps; a corrector with a
+   * tolerance is read from the GPU). Explicit: null.
    */
   async readSolverStats(): Promise<SolverStats | null> {
+    const implicit = this.executor.implicit;
+    if (implicit) {
+      const steps = this.steps;
+      return { ...(await this.serialized(() => implicit.readStats())), steps };
+    }
     if (this.program.rings['Fv'] === undefined) return null;
     const c = this.program.corrector;
     const corrector = c?.check ? await this.executor.readCorrector() : null;

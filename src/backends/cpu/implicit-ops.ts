@@ -1,0 +1,127 @@
+/**
+ * The implicit ops of the CPU executor (src/integrators/program.ts): `jacobians`, `rhs`, `solve`,
+ * `measure` and `newton`, over the passes of implicit-passes.ts and the solvers of
+ * linear-solver.ts, which mirror the WGSL kernels pass for pass. Keeps the solver statistics.
+ */
+import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
+import type { LinearSystem, NewtonQuantity, Op } from '../../integrators/program.ts';
+import type { Model } from '../../model/model.ts';
+import type { RealArray } from '../common/stepper.ts';
+import { assembleRhs, dot, springStates, type SpringStates } from './implicit-passes.ts';
+import { solveLinear, type SolverWorkspace } from './linear-solver.ts';
+
+type ImplicitOp = Extract<Op, { op: 'jacobians' | 'rhs' | 'solve' | 'measure' | 'newton' }>;
+
+export class CpuImplicitOps {
+  readonly stats: SolverStats = emptyStats();
+  readonly states: SpringStates;
+  private readonly work: SolverWorkspace;
+  /** The squared norms of the current Newton loop's quantities. */
+  private readonly measured: Record<NewtonQuantity, number> = {
+    residual: 0,
+    correction: 0,
+    total: 0,
+    start: 0,
+    change: Infinity,
+  };
+  /** ‖R₁‖², the residual after the first Newton iteration (caribou). */
+  private firstResidual2 = 0;
+
+  constructor(
+    private readonly model: Model,
+    private readonly system: LinearSystem,
+    real: (length: number) => RealArray,
+    private readonly vector: (name: string) => RealArray,
+    private readonly run: (ops: readonly Op[]) => void,
+  ) {
+    const n3 = 3 * model.particleCount;
+    this.states = {
+      force: real(3 * model.springCount),
+      jacobian: real(6 * model.springCount),
+      direction: real(3 * model.springCount),
+    };
+    this.work = {
+      residual: real(n3),
+      direction: real(n3),
+      product: real(n3),
+      preconditioned: real(n3),
+      inverseDiagonal: real(6 * model.particleCount),
+    };
+  }
+
+  apply(op: ImplicitOp, h: number): void {
+    const v = this.vector;
+    switch (op.op) {
+      case 'jacobians':
+        return springStates(this.model, v(op.x), v(op.v), this.system.options.jacobian === 'exact', this.states);
+      case 'rhs':
+        return assembleRhs(this.model, this.states, op.coefficients(h), v(op.v), v(op.a), v(op.extra), v(op.to));
+      case 'solve':
+        return this.solve(v(op.rhs), v(op.to), h);
+      case 'measure':
+        for (const [quantity, name] of Object.entries(op.quantities)) {
+          const u = v(name);
+          this.measured[quantity as NewtonQuantity] = dot(u, u);
+        }
+        return;
+      case 'newton':
+        return this.newton(op);
+    }
+  } // prettier-ignore
+
+  private solve(b: RealArray, x: RealArray, h: number): void {
+    const { coefficients, options } = this.system;
+    const result = solveLinear(this.model, this.states, coefficients(h), options, b, x, this.work);
+    const s = this.stats;
+    s.linearSolves++;
+    s.linearIterations += result.iterations;
+    s.maxLinearIterations = Math.max(s.maxLinearIterations, result.iterations);
+    s.lastResidual = result.relativeResidual;
+    s.maxResidual = Math.max(s.maxResidual, result.relativeResidual);
+    if (!result.converged) s.unconvergedSolves++;
+  }
+
+  /** begin; for i = 0, 1, …: residual, check, update (program.ts `newton`). */
+  private newton(op: Extract<Op, { op: 'newton' }>): void {
+    this.measured.change = Infinity;
+    this.run(op.begin);
+    let iteration = 0;
+    let outcome: 'go' | 'converged' | 'unconverged';
+    for (;;) {
+      this.run(op.residual);
+      outcome = op.criterion === 'caribou' ? this.caribou(iteration) : this.variational(iteration);
+      if (outcome !== 'go') break;
+      this.run(op.update);
+      iteration++;
+    }
+    this.stats.newtonIterations += iteration;
+    this.stats.converged = outcome === 'converged';
+    if (outcome !== 'converged') this.stats.unconvergedSteps++;
+  }
+
+  /** spec/caribou-backward-euler.md: squared norms against squared tolerances. */
+  private caribou(i: number): 'go' | 'converged' | 'unconverged' {
+    const o = this.system.options;
+    const { residual: r2, correction: c2, total: t2 } = this.measured;
+    const [tc, tr, ta] = [o.correctionTolerance, o.residualTolerance, o.absoluteResidualTolerance];
+    if (i === 0) {
+      if (ta > 0 && r2 <= ta * ta) return 'converged';
+    } else {
+      if (i === 1) this.firstResidual2 = r2;
+      if (Number.isNaN(r2) || Number.isNaN(c2) || t2 <= 0) return 'unconverged'; // Caribou: ‖U‖² < ε
+      if (tc > 0 && c2 < tc * tc * t2) return 'converged';
+      if (tr > 0 && r2 < tr * tr * this.firstResidual2) return 'converged';
+      if (ta > 0 && r2 < ta * ta) return 'converged';
+    }
+    return i >= o.newtonIterations ? 'unconverged' : 'go';
+  }
+
+  /** SOFA: while ((i < max and ‖Δq‖/‖q₀‖ > newtonError) or i = 0). */
+  private variational(i: number): 'go' | 'converged' | 'unconverged' {
+    const o = this.system.options;
+    const { start, change } = this.measured;
+    const error = start > 0 ? Math.sqrt(change / start) : Math.sqrt(change);
+    if ((i < o.newtonIterations && error > o.newtonError) || i === 0) return 'go';
+    return error <= o.newtonError ? 'converged' : 'unconverged';
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * A compiled block: dispatches, and the markers that let a driver that may wait (advance() with
+ * checkEvery > 0) read a loop's indirect arguments back and skip what is no longer needed. The one
+ * workgroup rule of every kernel: one thread per particle, per spring, or a single workgroup.
+ */
+import { dispatchSize } from './gpu-common.ts';
+
+/** Where a dispatch reads its workgroup counts when they are decided on the GPU. */
+export interface IndirectArguments {
+  readonly buffer: GPUBuffer;
+  readonly offset: number;
+}
+
+export interface Dispatch {
+  readonly kind: 'dispatch';
+  readonly label: string;
+  /** What one thread handles ('single': one workgroup, e.g. a reduction's last step). */
+  readonly domain: 'particles' | 'springs' | 'single';
+  readonly threads: number;
+  readonly pipeline: GPUComputePipeline;
+  readonly bindGroup: GPUBindGroup;
+  readonly indirect?: IndirectArguments;
+}
+
+/** Read `at` (a u32 workgroup count); when it is 0, skip to the next label `until`. */
+export interface Checkpoint {
+  readonly kind: 'checkpoint';
+  readonly at: IndirectArguments;
+  readonly until: string;
+}
+
+export interface Label {
+  readonly kind: 'label';
+  readonly id: string;
+}
+
+export type Compiled = Dispatch | Checkpoint | Label;
+
+/** The dispatches of `list` not yet indirect made indirect on the counts of their domain. */
+export function indirectBy(
+  list: readonly Compiled[],
+  counts: Partial<Record<Dispatch['domain'], IndirectArguments>>,
+): Compiled[] {
+  return list.map((d): Compiled => {
+    const indirect = d.kind === 'dispatch' && !d.indirect ? counts[d.domain] : undefined;
+    return indirect ? { ...(d as Dispatch), indirect } : d;
+  });
+}
+
+/** Encodes the dispatches of `list` (markers ignored). */
+export function encodeDispatches(
+  pass: GPUComputePassEncoder,
+  list: readonly Compiled[],
+  workgroupSize: number,
+  limits: GPUSupportedLimits,
+): void {
+  for (const d of list) {
+    if (d.kind !== 'dispatch') continue;
+    pass.setPipeline(d.pipeline);
+    pass.setBindGroup(0, d.bindGroup);
+    if (d.indirect) pass.dispatchWorkgroupsIndirect(d.indirect.buffer, d.indirect.offset);
+    else if (d.threads > 0) pass.dispatchWorkgroups(...dispatchSize(d.threads, workgroupSize, limits));
+  }
+}
+
+/**
+ * Runs `list` submission by submission, reading the workgroup count at each checkpoint back into
+ * `staging` (MAP_READ, ≥ 4 bytes) and skipping to its label when it is 0. Results are those of
+ * encoding the whole list: skipped dispatches would have launched no workgroups.
+ */
+export async function runWithCheckpoints(
+  device: GPUDevice,
+  list: readonly Compiled[],
+  workgroupSize: number,
+  staging: GPUBuffer,
+): Promise<void> {
+  let i = 0;
+  while (i < list.length) {
+    const encoder = device.createCommandEncoder({ label: 'Weft.checkpoints' });
+    const pass = encoder.beginComputePass();
+    const start = i;
+    while (i < list.length && list[i]!.kind !== 'checkpoint') i++;
+    encodeDispatches(pass, list.slice(start, i), workgroupSize, device.limits);
+    pass.end();
+    const check = list[i];
+    if (check?.kind === 'checkpoint')
+      encoder.copyBufferToBuffer(check.at.buffer, check.at.offset, staging, 0, 4);
+    device.queue.submit([encoder.finish()]);
+    i++;
+    if (check?.kind !== 'checkpoint') continue;
+    await staging.mapAsync(GPUMapMode.READ, 0, 4);
+    const groups = new Uint32Array(staging.getMappedRange(0, 4))[0]!;
+    staging.unmap();
+    if (groups === 0)
+      while (i < list.length && !(list[i]!.kind === 'label' && (list[i] as Label).id === check.until)) i++;
+  }
+}

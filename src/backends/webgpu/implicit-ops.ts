@@ -1,0 +1,251 @@
+/**
+ * The implicit ops of the WebGPU executor (src/integrators/program.ts): `jacobians`, `rhs`,
+ * `solve`, `measure` and `newton`, compiled into dispatches of the implicit kernels with no
+ * readback. CG's α, β and residuals and the Newton criteria live in a GPU buffer (SolverControl);
+ * when a solve or a Newton loop is done, the scalar kernel (solver-scalars.wgsl) zeroes the
+ * indirect dispatch arguments of the passes still encoded after it, so they launch no workgroups.
+ * CPU mirror: src/backends/cpu/implicit-ops.ts.
+ */
+import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/implicit-options.ts';
+import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
+import type { Model } from '../../model/model.ts';
+import type { Compiled, Dispatch, IndirectArguments } from './dispatch.ts';
+import { indirectBy } from './dispatch.ts';
+import { dispatchSize, readBuffer, VEC4_BYTES, type bufferFactory } from './gpu-common.ts';
+import { kernels, type KernelName } from './kernels.ts';
+
+/** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
+export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
+
+/** What the implicit ops need of the executor. */
+export interface ExecutorServices {
+  readonly device: GPUDevice;
+  readonly model: Model;
+  readonly workgroupSize: number;
+  readonly partialCount: number;
+  readonly create: ReturnType<typeof bufferFactory>;
+  reference(name: string, heads?: ReadonlyMap<string, number>): number;
+  dispatch(kernel: KernelName, label: string, domain: Dispatch['domain'], extra?: Readonly<Record<string, GPUBuffer>>, constants?: Readonly<Record<string, number>>): Dispatch; // prettier-ignore
+  uniform(kernel: KernelName, struct: string, values: (h: number) => Record<string, number | readonly number[]>, dependsOnStep?: boolean): GPUBuffer; // prettier-ignore
+  compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
+}
+
+/** A value of solver-scalars.wgsl's `const NAME: u32 = …u;` (e.g. CG_START), read from its source. */
+export function scalarConstant(name: string): number {
+  const value = kernels().solverScalars.constants.get(name);
+  if (value === undefined) throw new Error(`shaders/solver-scalars.wgsl declares no const ${name}`);
+  return value;
+}
+
+const QUANTITY_CONSTANT: Record<NewtonQuantity, string> = { residual: 'RESIDUAL', correction: 'CORRECTION', total: 'TOTAL', start: 'START', change: 'CHANGE' }; // prettier-ignore
+
+/** The solver's internal vectors (arena names): residual r, direction p, product q. */
+export const SOLVER_VECTORS = { residual: 'cg.r', direction: 'cg.p', product: 'cg.q' } as const;
+
+export class GpuImplicitOps {
+  /** SolverControl (indirect arguments, CG and Newton scalars, totals). */
+  readonly control: GPUBuffer;
+  readonly springStates: GPUBuffer;
+  readonly inverseDiagonal: GPUBuffer;
+  private readonly bound: Record<string, GPUBuffer>;
+  private readonly options: ResolvedImplicitOptions;
+  private readonly scalarUniforms = new Map<string, GPUBuffer>();
+  private readonly counts: Record<'cg' | 'particles' | 'springs', IndirectArguments>;
+  /** Whether the program has a Newton loop (its `converged` is then read from the GPU). */
+  private readonly newton: boolean;
+
+  constructor(
+    private readonly x: ExecutorServices,
+    program: Program,
+    private readonly checkEvery: number,
+  ) {
+    const { model, device, workgroupSize } = x;
+    const system = program.system!;
+    this.options = system.options;
+    this.newton = flatOps(program.step).some((op) => op.op === 'newton');
+    const n = model.particleCount;
+    const layouts = kernels();
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const stateStride = layouts.springJacobians.bindings.get('springStates')!.stride;
+    this.springStates = x.create('springStates', model.springCount * stateStride, storage);
+    this.inverseDiagonal = x.create('inverseDiagonal', 2 * n * VEC4_BYTES, storage);
+    const [gx, gy] = dispatchSize(n, workgroupSize, device.limits);
+    const [sx, sy] = dispatchSize(Math.max(1, model.springCount), workgroupSize, device.limits);
+    const particleGroups = [gx, gy, 1, 0];
+    const springGroups = [model.springCount > 0 ? sx : 0, sy, 1, 0];
+    const controlLayout = layouts.solverScalars.structs.get('SolverControl')!;
+    const initial = new ArrayBuffer(controlLayout.size);
+    const offset = (member: string): number => controlLayout.members.get(member)!.offset;
+    new Uint32Array(initial, offset('newtonParticleGroups'), 4).set(particleGroups);
+    new Uint32Array(initial, offset('newtonSpringGroups'), 4).set(springGroups);
+    this.control = x.create('solverControl', controlLayout.size, storage | GPUBufferUsage.INDIRECT, initial);
+    const at = (member: string): IndirectArguments => ({ buffer: this.control, offset: offset(member) });
+    this.counts = {
+      cg: at('cgGroups'),
+      particles: at('newtonParticleGroups'),
+      springs: at('newtonSpringGroups'),
+    };
+    const o = this.options;
+    const tolerance = Math.max(o.tolerance, FLOAT32_TOLERANCE_FLOOR);
+    const solver = x.uniform('solverScalars', 'SolverParams', (h) => {
+      const a = system.coefficients(h);
+      return {
+        massCoefficient: a.mass,
+        dampingCoefficient: a.damping,
+        stiffnessCoefficient: a.stiffness,
+        tolerance2: tolerance * tolerance,
+        maxIterations: o.maxIterations,
+        preconditioner: o.solver === 'cg' ? 0 : o.preconditioner === 'block' ? 2 : 1,
+        exactJacobian: o.jacobian === 'exact' ? 1 : 0,
+        newtonIterations: o.newtonIterations,
+        correctionTolerance: o.correctionTolerance,
+        residualTolerance: o.residualTolerance,
+        absoluteTolerance: o.absoluteResidualTolerance,
+        newtonError: o.newtonError,
+        partialCount: x.partialCount,
+        h,
+        particleGroups,
+        springGroups,
+      };
+    }, true); // prettier-ignore
+    this.bound = {
+      solver,
+      control: this.control,
+      springStates: this.springStates,
+      inverseDiagonal: this.inverseDiagonal,
+      incidence: this.incidenceBuffer(storage),
+      particleMass: x.create('particleMass', n * 4, storage, Float32Array.from(model.particleMass, (m, i) => (model.particleFixed[i] ? 0 : m)).buffer), // prettier-ignore
+    };
+  }
+
+  /** CSR offsets [0, n], then per entry the pair (2 · spring + side, other endpoint). */
+  private incidenceBuffer(usage: GPUBufferUsageFlags): GPUBuffer {
+    const { model } = this.x;
+    const n = model.particleCount;
+    const { offsets, entries } = model.incidence;
+    const data = new Uint32Array(n + 1 + 2 * entries.length);
+    data.set(offsets);
+    entries.forEach((entry, e) => {
+      data[n + 1 + 2 * e] = entry;
+      data[n + 2 + 2 * e] = model.springIndices[2 * (entry >> 1) + 1 - (entry & 1)]!;
+    });
+    return this.x.create('incidence', data.byteLength, usage, data.buffer);
+  }
+
+  /** A dispatch of an implicit kernel bound to the solver's buffers and `extra`. */
+  kernel(name: KernelName, domain: Dispatch['domain'], refs: Record<string, number> = {}, extra: Record<string, GPUBuffer> = {}): Dispatch {
+    return this.x.dispatch(name, name, domain, { ...this.bound, ...extra }, refs);
+  } // prettier-ignore
+
+  /** The scalar kernel in `mode` (MEASURE: storing partial k into quantities[k]). */
+  scalars(mode: string, quantities: readonly number[] = [0, 0, 0, 0]): Dispatch {
+    const key = `${mode}/${quantities.join(',')}`;
+    let step = this.scalarUniforms.get(key);
+    if (!step) {
+      step = this.x.uniform('solverScalars', 'ScalarStep', () => ({
+        mode: scalarConstant(mode),
+        quantities,
+      }));
+      this.scalarUniforms.set(key, step);
+    }
+    return this.kernel('solverScalars', 'single', {}, { step });
+  }
+
+  compile(op: Op, heads: Map<string, number>, out: Compiled[]): void {
+    const ref = (name: string): number => this.x.reference(name, heads);
+    switch (op.op) {
+      case 'jacobians':
+        out.push(this.kernel('springJacobians', 'springs', { xRef: ref(op.x), vRef: ref(op.v) }));
+        return;
+      case 'rhs': {
+        const coefficients = this.x.uniform('implicitRhs', 'RhsCoefficients', (h) => ({ ...op.coefficients(h) }), true);
+        const refs = { vRef: ref(op.v), aRef: ref(op.a), extraRef: ref(op.extra), toRef: ref(op.to) };
+        out.push(this.kernel('implicitRhs', 'particles', refs, { coefficients }));
+        return;
+      }
+      case 'solve':
+        out.push(...this.solve(ref(op.rhs), ref(op.to)));
+        return;
+      case 'measure': {
+        const entries = Object.entries(op.quantities);
+        const refs: Record<string, number> = { count: entries.length };
+        entries.forEach(([, name], k) => (refs[`u${k}`] = ref(name)));
+        const quantities = [0, 1, 2, 3].map((k) => (entries[k] ? scalarConstant(QUANTITY_CONSTANT[entries[k][0] as NewtonQuantity]) : 0)); // prettier-ignore
+        out.push(this.x.dispatch('programDots', 'measure', 'particles', {}, refs), this.scalars('MEASURE', quantities));
+        return;
+      }
+      case 'newton':
+        return this.compileNewton(op, heads, out);
+      default:
+        throw new Error(`'${op.op}' is not an implicit op`);
+    }
+  } // prettier-ignore
+
+  /**
+   * One linear solve A x = b: the inverse diagonal (pcg, jacobi), the start, then maxIterations
+   * iterations dispatched indirectly on cgGroups (zeroed when the solve is done), a checkpoint
+   * every `checkEvery` of them, and the solve's totals.
+   */
+  solve(rhsRef: number, solutionRef: number): Compiled[] {
+    const o = this.options;
+    const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)); // prettier-ignore
+    const list: Compiled[] = [];
+    if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles'));
+    list.push(this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r!, directionRef: p! }), this.scalars('CG_START')); // prettier-ignore
+    const iteration = indirectBy(
+      o.solver === 'jacobi'
+        ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q! }), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: q!, solutionRef }), this.scalars('JACOBI')]
+        : [this.kernel('systemProduct', 'particles', { inputRef: p!, productRef: q! }), this.scalars('CG_ALPHA'), this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r!, directionRef: p!, productRef: q! }), this.scalars('CG_BETA'), this.kernel('cgDirection', 'particles', { residualRef: r!, directionRef: p! })],
+      { particles: this.counts.cg },
+    ); // prettier-ignore
+    for (let k = 1; k <= o.maxIterations; k++) {
+      list.push(...iteration);
+      if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < o.maxIterations)
+        list.push({ kind: 'checkpoint', at: this.counts.cg, until: 'solveEnd' });
+    }
+    list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
+    return list;
+  }
+
+  /**
+   * `newton`: NEWTON_BEGIN, `begin`, then newtonIterations + 1 unrolled iterations of
+   * residual → check → update → NEXT, every dispatch in them indirect on the Newton counts (zeroed
+   * by the check that ends the loop), and NEWTON_END, which restores the counts.
+   */
+  private compileNewton(op: Extract<Op, { op: 'newton' }>, heads: Map<string, number>, out: Compiled[]): void {
+    const counts = { particles: this.counts.particles, springs: this.counts.springs };
+    const check = this.scalars(op.criterion === 'caribou' ? 'CARIBOU_CHECK' : 'VARIATIONAL_CHECK');
+    const residual: Compiled[] = [];
+    const update: Compiled[] = [];
+    this.x.compile(op.residual, heads, residual);
+    this.x.compile(op.update, heads, update);
+    const [residualList, updateList] = [indirectBy(residual, counts), indirectBy(update, counts)];
+    out.push(this.scalars('NEWTON_BEGIN'));
+    this.x.compile(op.begin, heads, out);
+    const max = this.options.newtonIterations;
+    for (let i = 0; i <= max; i++) {
+      out.push(...residualList, check, { kind: 'checkpoint', at: this.counts.particles, until: 'newtonEnd' });
+      if (i < max) out.push(...updateList, this.scalars('NEWTON_NEXT'));
+    }
+    out.push({ kind: 'label', id: 'newtonEnd' }, this.scalars('NEWTON_END'));
+  } // prettier-ignore
+
+  /** The statistics of every solve and Newton loop so far (a readback: not for the real-time path). */
+  async readStats(): Promise<Omit<SolverStats, 'steps'>> {
+    const view = new DataView((await readBuffer(this.x.device, this.control)).buffer);
+    const layout = kernels().solverScalars.structs.get('SolverControl')!;
+    const u32 = (name: string): number => view.getUint32(layout.members.get(name)!.offset, true);
+    const f32 = (name: string): number => view.getFloat32(layout.members.get(name)!.offset, true);
+    return {
+      linearSolves: u32('linearSolves'),
+      linearIterations: u32('linearIterations'),
+      maxLinearIterations: u32('maxLinearIterations'),
+      lastResidual: f32('lastResidual'),
+      maxResidual: f32('maxResidual'),
+      unconvergedSolves: u32('unconvergedSolves'),
+      newtonIterations: u32('newtonIterations'),
+      unconvergedSteps: u32('unconvergedSteps'),
+      converged: this.newton ? u32('lastConverged') === 1 : true,
+    };
+  }
+}

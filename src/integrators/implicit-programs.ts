@@ -1,0 +1,130 @@
+/**
+ * The programs of the implicit integrators (spec/sofa-ode-solvers.md §2–4,
+ * spec/caribou-backward-euler.md): spring Jacobians, a right-hand side, a linear solve and
+ * combinations, with Newton loops for backward Euler and the variational scheme. Their
+ * coefficients are those of src/integrators/implicit-schemes.ts; both backends run them unchanged.
+ *
+ * Vector names every implicit program shares (the kernel-level tests read them by these names):
+ * `a` (Newmark's a_k, Newton's a, or the variational increment res), `p` (momenta), `b`
+ * (right-hand side), `s` (solution).
+ */
+import type { ImplicitIntegratorName, ResolvedImplicitOptions } from './implicit-options.ts';
+import { NO_RHS_TERMS, rhsCoefficients, systemCoefficients } from './implicit-schemes.ts';
+import type { Op, Program } from './program.ts';
+
+const jacobians: Op = { op: 'jacobians', x: 'x', v: 'v' };
+const solve: Op = { op: 'solve', rhs: 'b', to: 's' };
+
+/**
+ * ((1 + h r_m) M + h B + h (h + r_k) K) Δv = h (f − ((h + r_k) K + r_m M) v),
+ * v₊ = v + Δv, x₊ = x + h v₊ (Baraff & Witkin 1998; SOFA EulerImplicitSolver).
+ */
+const implicitEuler = (rhs: Op): Op[] => [
+  jacobians,
+  rhs,
+  solve,
+  { op: 'combine', outputs: [{ to: 'v', terms: [[1, 'v'], [1, 's']] }, { to: 'x', terms: [[1, 'x'], [(h) => h, 'v'], [(h) => h, 's']] }] },
+]; // prettier-ignore
+
+/**
+ * Newmark linearised at x_k (SOFA NewmarkImplicitSolver): A a₊ = b (implicit-schemes.ts), then
+ * x₊ = x + h v + h² ((½ − β) a_k + β a₊), v₊ = v + h ((1 − γ) a_k + γ a₊), a_k ← a₊.
+ */
+function newmark(rhs: Op, o: ResolvedImplicitOptions): Op[] {
+  const { newmarkGamma: g, newmarkBeta: b } = o;
+  return [
+    jacobians,
+    rhs,
+    solve,
+    { op: 'combine', outputs: [
+      { to: 'x', terms: [[1, 'x'], [(h) => h, 'v'], [(h) => h * h * (0.5 - b), 'a'], [(h) => h * h * b, 's']] },
+      { to: 'v', terms: [[1, 'v'], [(h) => h * (1 - g), 'a'], [(h) => h * g, 's']] },
+    ] },
+    { op: 'combine', outputs: [{ to: 'a', terms: [[1, 's']] }] },
+  ]; // prettier-ignore
+}
+
+/**
+ * Backward Euler by Newton on a (Caribou): v = v₀ + h a, x = x₀ + h v, G(a) = the right-hand
+ * side, J δa = G, a ← a + δa; stops by the 'caribou' criterion.
+ */
+const backwardEuler = (rhs: Op): Op[] => [
+  {
+    op: 'newton',
+    criterion: 'caribou',
+    begin: [
+      { op: 'combine', outputs: [{ to: 'x0', terms: [[1, 'x']] }, { to: 'v0', terms: [[1, 'v']] }] },
+      { op: 'combine', outputs: [{ to: 'a', terms: [] }, { to: 'x', terms: [[1, 'x'], [(h) => h, 'v']] }] },
+    ],
+    residual: [jacobians, rhs, { op: 'measure', quantities: { residual: 'b' } }],
+    update: [
+      solve,
+      { op: 'combine', outputs: [{ to: 'a', terms: [[1, 'a'], [1, 's']] }] },
+      { op: 'combine', outputs: [{ to: 'v', terms: [[1, 'v0'], [(h) => h, 'a']] }, { to: 'x', terms: [[1, 'x0'], [(h) => h, 'v0'], [(h) => h * h, 'a']] }] },
+      { op: 'measure', quantities: { correction: 's', total: 'a' } },
+    ],
+  },
+]; // prettier-ignore
+
+/**
+ * Implicit variational symplectic, α = ½ (SOFA VariationalSymplecticSolver): Newton on the
+ * midpoint increment res (`a`), q_i = q₀ + res_i, A res_{i+1} = f(q_i, v) + (2/h) p + K res_i;
+ * then v₊ = 2 res/h, p₊ = (h/2) f(q₀ + res, v₊) + M v₊, x₊ = q₀ + 2 res.
+ */
+const variational = (rhs: Op): Op[] => [
+  {
+    op: 'newton',
+    criterion: 'variational',
+    begin: [
+      { op: 'combine', outputs: [{ to: 'x0', terms: [[1, 'x']] }, { to: 'a', terms: [] }] },
+      { op: 'measure', quantities: { start: 'x0' } },
+    ],
+    residual: [],
+    update: [
+      jacobians,
+      rhs,
+      solve,
+      { op: 'combine', outputs: [{ to: 'd', terms: [[1, 's'], [-1, 'a']] }] },
+      { op: 'measure', quantities: { change: 'd' } },
+      { op: 'combine', outputs: [{ to: 'a', terms: [[1, 's']] }, { to: 'x', terms: [[1, 'x0'], [1, 's']] }] },
+    ],
+  },
+  { op: 'combine', outputs: [{ to: 'v', terms: [[(h) => 2 / h, 'a']] }, { to: 'x', terms: [[1, 'x0'], [1, 'a']] }] },
+  jacobians,
+  { op: 'rhs', to: 'p', v: 'v', a: 'a', extra: 'p', coefficients: (h) => ({ ...NO_RHS_TERMS, forceScale: h / 2, velocityMass: 1 }) },
+  { op: 'combine', outputs: [{ to: 'x', terms: [[1, 'x0'], [2, 'a']] }] },
+]; // prettier-ignore
+
+/**
+ * The program of an implicit integrator. Setup: Newmark's a₀ = M⁻¹ f(x₀, v₀) (no Rayleigh term,
+ * spec/README.md); the variational scheme's p₀ = M v₀.
+ */
+export function implicitProgram(
+  integrator: ImplicitIntegratorName,
+  rayleighMass: number,
+  rayleighStiffness: number,
+  options: ResolvedImplicitOptions,
+): Program {
+  const [rm, rk, o] = [rayleighMass, rayleighStiffness, options];
+  const rhs: Op = { op: 'rhs', to: 'b', v: 'v', a: 'a', extra: 'p', coefficients: (h) => rhsCoefficients(integrator, h, rm, rk, o) }; // prettier-ignore
+  const momenta: Op = { op: 'rhs', to: 'p', v: 'v', a: 'a', extra: 'p', coefficients: () => ({ ...NO_RHS_TERMS, velocityMass: 1 }) }; // prettier-ignore
+  const steps: Record<ImplicitIntegratorName, () => Op[]> = {
+    'implicit-euler': () => implicitEuler(rhs),
+    'backward-euler': () => backwardEuler(rhs),
+    newmark: () => newmark(rhs, o),
+    'variational-symplectic-implicit': () => variational(rhs),
+  };
+  const setups: Partial<Record<ImplicitIntegratorName, Op[]>> = {
+    newmark: [{ op: 'eval', x: 'x', v: 'v', a: 'a', rayleighMass: 0 }],
+    'variational-symplectic-implicit': [jacobians, momenta],
+  };
+  return {
+    rings: {},
+    setup: setups[integrator] ?? [],
+    startupSteps: 0,
+    startup: [],
+    step: steps[integrator](),
+    system: { coefficients: (h) => systemCoefficients(integrator, h, rm, rk, o), options: o },
+    ...(integrator === 'variational-symplectic-implicit' ? { momenta: 'p' } : {}),
+  };
+}
