@@ -3,7 +3,10 @@
  * checkEvery > 0) read a loop's indirect arguments back and skip what is no longer needed. The one
  * workgroup rule of every kernel: one thread per particle, per spring, or a single workgroup.
  */
-import { dispatchSize } from './gpu-common.ts';
+import type { Op } from '../../integrators/program.ts';
+import type { Model } from '../../model/model.ts';
+import { dispatchSize, type bufferFactory } from './gpu-common.ts';
+import type { KernelName } from './kernels.ts';
 
 /** Where a dispatch reads its workgroup counts when they are decided on the GPU. */
 export interface IndirectArguments {
@@ -45,6 +48,19 @@ export function indirectBy(
     const indirect = d.kind === 'dispatch' && !d.indirect ? counts[d.domain] : undefined;
     return indirect ? { ...(d as Dispatch), indirect } : d;
   });
+}
+
+/** What the executor offers the compilers of op families (corrector-ops.ts, implicit-ops.ts). */
+export interface ExecutorServices {
+  readonly device: GPUDevice;
+  readonly model: Model;
+  readonly workgroupSize: number;
+  readonly partialCount: number;
+  readonly create: ReturnType<typeof bufferFactory>;
+  reference(name: string, heads?: ReadonlyMap<string, number>): number;
+  dispatch(kernel: KernelName, label: string, domain: Dispatch['domain'], extra?: Readonly<Record<string, GPUBuffer>>, constants?: Readonly<Record<string, number>>): Dispatch; // prettier-ignore
+  uniform(kernel: KernelName, struct: string, values: (h: number) => Record<string, number | readonly number[]>, dependsOnStep?: boolean): GPUBuffer; // prettier-ignore
+  compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
 }
 
 /** Encodes the dispatches of `list` (markers ignored). */

@@ -8,7 +8,6 @@
  * per ring position. No readback: the CPU never waits on the GPU inside a step.
  */
 import { WeftInputError } from '../../core/errors.ts';
-import type { CorrectorStats } from '../cpu/executor.ts';
 import type { Model } from '../../model/model.ts';
 import {
   coefficientAt,
@@ -31,18 +30,18 @@ import {
   vec4Bytes,
   finishNorm,
   readPair,
-  readBuffer,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
 import {
   encodeDispatches,
-  indirectBy,
   runWithCheckpoints,
   type Compiled,
   type Dispatch,
+  type ExecutorServices,
 } from './dispatch.ts';
-import { GpuImplicitOps, type ExecutorServices } from './implicit-ops.ts';
+import { GpuImplicitOps } from './implicit-ops.ts';
+import { GpuCorrectorOps } from './corrector-ops.ts';
 
 /** A uniform whose values depend on h (combination coefficients), rewritten by setStep(). */
 interface StepUniform {
@@ -51,16 +50,14 @@ interface StepUniform {
   readonly values: (h: number) => Record<string, number | readonly number[]>;
 }
 
-/** A mode of program-control.wgsl (BEGIN, DECIDE, END), read from its WGSL constants. */
-const controlMode = (name: 'BEGIN' | 'DECIDE' | 'END'): number =>
-  kernels().programControl.constants.get(name)!;
-
 export class WebGpuExecutor implements ExecutorServices {
   /** vec4<f32> per particle (w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
   readonly positions: GPUBuffer;
   readonly velocities: GPUBuffer;
   /** Evaluations of a(x, v) encoded so far. */
   evaluations = 0;
+  /** The corrector (predictor–correctors only). */
+  readonly corrector: GpuCorrectorOps | null;
   /** The implicit ops (programs with a linear system only). */
   readonly implicit: GpuImplicitOps | null;
   readonly create: ReturnType<typeof bufferFactory>;
@@ -122,11 +119,11 @@ export class WebGpuExecutor implements ExecutorServices {
       incidentSprings: this.create('incidentSprings', entries.byteLength, storage, entries.slice().buffer),
       particleInvMass: this.create('particleInvMass', n * 4, storage, Float32Array.from(model.particleInvMass).buffer), // prettier-ignore
       partials: this.create('partials', this.partialCount * VEC4_BYTES, storage),
-      control: this.createControl(),
     };
     const staging = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
     this.partialReadback = this.create('partialReadback', this.partialCount * VEC4_BYTES, staging);
     this.checkReadback = this.create('checkReadback', 16, staging);
+    this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
     this.implicit = program.system ? new GpuImplicitOps(this, program, checkEvery) : null;
   }
 
@@ -142,17 +139,6 @@ export class WebGpuExecutor implements ExecutorServices {
     }
     return slot;
   }
-
-  /** The corrector's control (program-control.wgsl): full workgroup counts, zero statistics. */
-  private createControl(): GPUBuffer {
-    const layout = kernels().programControl.structs.get('CorrectorControl')!;
-    const [px, py] = dispatchSize(this.model.particleCount, this.workgroupSize, this.device.limits);
-    const [sx, sy] = dispatchSize(Math.max(1, this.model.springCount), this.workgroupSize, this.device.limits);
-    const values: Record<string, number> = Object.fromEntries([...layout.members.keys()].map((name) => [name, 0]));
-    Object.assign(values, { groupsParticleX: px, groupsParticleY: py, groupsSpringX: this.model.springCount > 0 ? sx : 0, groupsSpringY: sy, partialCount: this.partialCount, converged: 1 });
-    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-    return this.create('control', layout.size, usage, structBytes(layout, values));
-  } // prettier-ignore
 
   /** The kernels' reference of a vector name under the given ring positions. */
   reference(name: string, heads: ReadonlyMap<string, number> = this.heads): number {
@@ -217,7 +203,7 @@ export class WebGpuExecutor implements ExecutorServices {
         out.push(this.dispatch('programGather', 'gather', 'particles', { op: buffer }, refs));
       } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
       else if (op.op === 'norm') out.push(this.norm(op, heads));
-      else if (op.op === 'correct') this.compileCorrector(heads, out);
+      else if (op.op === 'correct') this.corrector!.compile(heads, out);
       else if (this.implicit) this.implicit.compile(op, heads, out);
       else throw new Error(`'${op.op}' needs a program with a linear system`);
     }
@@ -229,50 +215,6 @@ export class WebGpuExecutor implements ExecutorServices {
     const { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight } = op.tolerances;
     const values = { relative, absolutePosition, absoluteVelocity, positionWeight, velocityWeight };
     return this.dispatch('programNorm', 'norm', 'particles', { op: this.uniform('programNorm', 'NormOp', () => values) }, refs); // prettier-ignore
-  }
-
-  /**
-   * `correct`: maxIterations sweeps, each body → d = next − current → its scaled max-norm →
-   * current = next → DECIDE (program-control.wgsl). With a tolerance the sweeps are dispatched
-   * indirectly, so those after convergence launch nothing; without one (PECE) they are direct.
-   */
-  private compileCorrector(heads: Map<string, number>, out: Compiled[]): void {
-    const c = this.program.corrector!;
-    const tol = c.tolerance;
-    const tolerances = { relative: tol, absolutePosition: tol, absoluteVelocity: tol, positionWeight: 1, velocityWeight: 1, norm: 'max' as const };
-    const control = (mode: number): Dispatch => this.dispatch('programControl', 'control', 'single', { op: this.uniform('programControl', 'ControlOp', () => ({ mode, check: c.check ? 1 : 0 })) });
-    const members = kernels().programControl.structs.get('CorrectorControl')!.members;
-    const buffer = this.shared['control']!;
-    const counts = { particles: { buffer, offset: members.get('particleX')!.offset }, springs: { buffer, offset: members.get('springX')!.offset } };
-    if (c.check) out.push(control(controlMode('BEGIN')));
-    for (let k = 0; k < c.maxIterations; k++) {
-      const sweep: Compiled[] = [];
-      const check: Op[] = c.check
-        ? [
-            { op: 'combine', outputs: [{ to: 'pc.dx', terms: [[1, 'pc.xNext'], [-1, 'pc.x']] }, { to: 'pc.dv', terms: [[1, 'pc.vNext'], [-1, 'pc.v']] }] },
-            { op: 'norm', error: ['pc.dx', 'pc.dv'], start: ['x', 'v'], end: ['pc.xNext', 'pc.vNext'], tolerances },
-          ]
-        : [];
-      const copy: Op = { op: 'combine', outputs: [{ to: 'pc.x', terms: [[1, 'pc.xNext']] }, { to: 'pc.v', terms: [[1, 'pc.vNext']] }] };
-      this.compile([...c.body, ...check, copy], heads, sweep);
-      if (!c.check) out.push(...sweep);
-      else out.push(...indirectBy(sweep, counts), control(controlMode('DECIDE')));
-    }
-    if (c.check) out.push(control(controlMode('END')));
-  } // prettier-ignore
-
-  /** The corrector's statistics (a readback: call outside the real-time path). */
-  async readCorrector(): Promise<CorrectorStats> {
-    const data = new DataView((await readBuffer(this.device, this.shared['control']!)).buffer);
-    const m = kernels().programControl.structs.get('CorrectorControl')!.members;
-    const u32 = (name: string): number => data.getUint32(m.get(name)!.offset, true);
-    return {
-      correctorIterations: u32('totalIterations'),
-      maxCorrectorIterationsInStep: u32('maxIterationsInStep'),
-      unconvergedSteps: u32('unconvergedSteps'),
-      converged: u32('converged') === 1,
-      lastCorrection: u32('lastFinite') ? data.getFloat32(m.get('lastCorrection')!.offset, true) : NaN,
-    };
   }
 
   /** A `combine`: its vectors specialise the pipeline, its coefficients (functions of h) are the uniform. */

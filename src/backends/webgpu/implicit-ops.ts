@@ -8,27 +8,13 @@
  */
 import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/implicit-options.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
-import type { Model } from '../../model/model.ts';
-import type { Compiled, Dispatch, IndirectArguments } from './dispatch.ts';
+import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
 import { indirectBy } from './dispatch.ts';
-import { dispatchSize, readBuffer, VEC4_BYTES, type bufferFactory } from './gpu-common.ts';
+import { dispatchSize, readBuffer, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
-
-/** What the implicit ops need of the executor. */
-export interface ExecutorServices {
-  readonly device: GPUDevice;
-  readonly model: Model;
-  readonly workgroupSize: number;
-  readonly partialCount: number;
-  readonly create: ReturnType<typeof bufferFactory>;
-  reference(name: string, heads?: ReadonlyMap<string, number>): number;
-  dispatch(kernel: KernelName, label: string, domain: Dispatch['domain'], extra?: Readonly<Record<string, GPUBuffer>>, constants?: Readonly<Record<string, number>>): Dispatch; // prettier-ignore
-  uniform(kernel: KernelName, struct: string, values: (h: number) => Record<string, number | readonly number[]>, dependsOnStep?: boolean): GPUBuffer; // prettier-ignore
-  compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
-}
 
 /** A value of solver-scalars.wgsl's `const NAME: u32 = …u;` (e.g. CG_START), read from its source. */
 export function scalarConstant(name: string): number {

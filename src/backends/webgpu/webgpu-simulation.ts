@@ -273,7 +273,7 @@ export class WebGpuSimulation implements GpuSimulation {
     }
     if (this.program.rings['Fv'] === undefined) return null;
     const c = this.program.corrector;
-    const corrector = c?.check ? await this.executor.readCorrector() : null;
+    const corrector = c?.check ? await this.executor.corrector!.readStats() : null;
     const sweeps =
       corrector?.correctorIterations ??
       (c ? c.maxIterations * Math.max(0, this.steps - this.program.startupSteps) : 0);
