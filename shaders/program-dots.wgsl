@@ -1,7 +1,6 @@
 // `measure`: per-workgroup partial sums of up to four squared norms (‖u₀‖², ‖u₁‖², ‖u₂‖², ‖u₃‖²)
 // over every particle (CPU mirror: src/backends/cpu/implicit-ops.ts, `measure`); the scalar
-// kernel (solver-scalars.wgsl, MEASURE) adds the partials in a fixed order. The tree reduction
-// needs a power-of-two workgroupSize.
+// kernel (solver-scalars.wgsl, MEASURE) adds the partials in a fixed order.
 
 override count: u32 = 1u;  // vectors measured (1–4)
 override u0: u32 = 0u;     // their references
@@ -10,8 +9,6 @@ override u2: u32 = 0u;
 override u3: u32 = 0u;
 
 @group(0) @binding(4) var<storage, read_write> partials: array<vec4<f32>>;
-
-var<workgroup> sums: array<vec4<f32>, workgroupSize>;
 
 fn squared(k: u32, vector: u32, i: u32) -> f32 {
   if (k >= count) {
@@ -33,15 +30,8 @@ fn programDotsMain(
   if (i < params.particleCount) {
     value = vec4<f32>(squared(0u, u0, i), squared(1u, u1, i), squared(2u, u2, i), squared(3u, u3, i));
   }
-  sums[local] = value;
-  workgroupBarrier();
-  for (var stride = workgroupSize / 2u; stride > 0u; stride /= 2u) {
-    if (local < stride) {
-      sums[local] += sums[local + stride];
-    }
-    workgroupBarrier();
-  }
+  let total = workgroupSum(local, value);
   if (local == 0u) {
-    partials[group.x + group.y * groups.x] = sums[0];
+    partials[groupIndex(group, groups)] = total;
   }
 }

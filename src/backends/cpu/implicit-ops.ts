@@ -8,7 +8,7 @@ import type { LinearSystem, NewtonQuantity, Op } from '../../integrators/program
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from '../common/stepper.ts';
 import { assembleRhs, dot, springStates, type SpringStates } from './implicit-passes.ts';
-import { solveLinear, type SolverWorkspace } from './linear-solver.ts';
+import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
 
 type ImplicitOp = Extract<Op, { op: 'jacobians' | 'rhs' | 'solve' | 'measure' | 'newton' }>;
 
@@ -34,19 +34,7 @@ export class CpuImplicitOps {
     private readonly vector: (name: string) => RealArray,
     private readonly run: (ops: readonly Op[]) => void,
   ) {
-    const n3 = 3 * model.particleCount;
-    this.states = {
-      force: real(3 * model.springCount),
-      jacobian: real(6 * model.springCount),
-      direction: real(3 * model.springCount),
-    };
-    this.work = {
-      residual: real(n3),
-      direction: real(n3),
-      product: real(n3),
-      preconditioned: real(n3),
-      inverseDiagonal: real(6 * model.particleCount),
-    };
+    ({ states: this.states, work: this.work } = solverStorage(model, real));
   }
 
   apply(op: ImplicitOp, h: number): void {

@@ -31,6 +31,25 @@ export interface SolverWorkspace {
   inverseDiagonal: RealArray;
 }
 
+/** The solver's and the spring states' storage for `model`, in the given precision. */
+export function solverStorage(
+  model: Model,
+  real: (length: number) => RealArray,
+): { states: SpringStates; work: SolverWorkspace } {
+  const n3 = 3 * model.particleCount;
+  const s = model.springCount;
+  return {
+    states: { force: real(3 * s), jacobian: real(6 * s), direction: real(3 * s) },
+    work: {
+      residual: real(n3),
+      direction: real(n3),
+      product: real(n3),
+      preconditioned: real(n3),
+      inverseDiagonal: real(6 * model.particleCount),
+    },
+  };
+}
+
 /**
  * Solves A x = b. CG: Hestenes–Stiefel with z = P⁻¹ r; Jacobi: x ← x + D⁻¹ (b − A x), its
  * residual measured before each update.

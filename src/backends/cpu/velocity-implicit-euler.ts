@@ -25,7 +25,7 @@
  * Without reuse every solve evaluates a fresh Jacobian and has one trial. "Full Newton"
  * re-evaluates the Jacobian and re-forms the matrix at every iteration (one trial).
  */
-import { solveLinear, type SolverWorkspace } from './linear-solver.ts';
+import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
 import { springStates, type SpringStates } from './implicit-passes.ts';
 import type { RealArray } from './passes.ts';
 import type { Model } from '../../model/model.ts';
@@ -104,18 +104,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
       () => real(n3),
     ) as [RealArray, RealArray, RealArray, RealArray, RealArray];
     this.springForce = real(3 * model.springCount);
-    this.jacobianStates = {
-      force: real(3 * model.springCount),
-      jacobian: real(6 * model.springCount),
-      direction: real(3 * model.springCount),
-    };
-    this.work = {
-      residual: real(n3),
-      direction: real(n3),
-      product: real(n3),
-      preconditioned: real(n3),
-      inverseDiagonal: real(6 * model.particleCount),
-    };
+    ({ states: this.jacobianStates, work: this.work } = solverStorage(model, real));
   }
 
   get derivativeEvaluations(): number {

@@ -34,9 +34,10 @@ const IMPLICIT = {
   cgDirection,
   jacobiUpdate,
   solverScalars,
+  programDots,
 };
 
-const PROGRAM = { programForces, programGather, programCombine, programNorm, programDots };
+const PROGRAM = { programForces, programGather, programCombine, programNorm };
 
 export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM;
 
