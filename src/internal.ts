@@ -64,3 +64,15 @@ export {
   validateOptions,
 } from './integrators/options.ts';
 export { OPTIONS } from './integrators/options-table.ts';
+export { RUNGE_KUTTA_TABLEAUX } from './integrators/tableaux.ts';
+export { rhsCoefficients, systemCoefficients, NO_RHS_TERMS } from './integrators/implicit-schemes.ts';
+export { describeAdapterInfo } from './backends/webgpu/device.ts';
+export { checkDeviceFits } from './backends/webgpu/device-fits.ts';
+export { GPU_MULTISTEP } from './backends/webgpu/webgpu-simulation.ts';
+export { FLOAT32_TOLERANCE_FLOOR } from './backends/webgpu/webgpu-implicit-simulation.ts';
+export { applyPreconditioner, dot } from './backends/cpu/implicit-passes.ts';
+export type { SolverWorkspace } from './backends/cpu/linear-solver.ts';
+export type { RealArray } from './backends/common/stepper.ts';
+export { kernels, type KernelName } from './backends/webgpu/kernels.ts';
+export { structBytes } from './backends/webgpu/layout.ts';
+export { scalarConstant } from './backends/webgpu/implicit-ops.ts';

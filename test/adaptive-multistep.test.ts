@@ -6,14 +6,9 @@
  * iterations and non-convergence.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuMultistepSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import {
-  MULTISTEP_INTEGRATORS,
-  type MultistepIntegratorName,
-  type MultistepOptions,
-} from '../src/integrators/adaptive-options.ts';
-import { WeftInputError } from '../src/core/errors.ts';
 import { OSCILLATOR, oscillatorError, oscillatorModel } from './helpers/adaptive-problems.ts';
+import { type MultistepIntegratorName, WeftInputError } from '../src/index.ts';
+import { CpuMultistepSimulation, MULTISTEP_INTEGRATORS, type MultistepOptions } from '../src/internal.ts';
 
 const ORDER_TOLERANCE = 0.15;
 

@@ -11,10 +11,9 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
-import { buildCloth } from '../src/model/builders.ts';
-import type { Model } from '../src/model/model.ts';
 import { logSlope } from './helpers/adaptive-problems.ts';
+import { buildCloth, type Model } from '../src/index.ts';
+import { AdaptiveSimulation } from '../src/internal.ts';
 
 /** The part of odex's API used here (its package ships TypeScript sources, not declarations). */
 interface OdexSolver {

@@ -13,13 +13,6 @@
  *   WeftStepSizeError, not a silent wrong answer.
  */
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
-import { errorNorm, type ErrorTolerances } from '../src/backends/cpu/error-norm.ts';
-import { WeftStepSizeError } from '../src/core/errors.ts';
-import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
-import type { AdaptiveOptions } from '../src/integrators/adaptive-options.ts';
-import { WeftInputError } from '../src/core/errors.ts';
-import { createModel } from '../src/model/model.ts';
 import {
   logSlope,
   oscillatorError,
@@ -27,6 +20,13 @@ import {
   springDamperModel,
 } from './helpers/adaptive-problems.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { WeftStepSizeError, type AdaptiveOptions, WeftInputError, createModel } from '../src/index.ts';
+import {
+  AdaptiveSimulation,
+  errorNorm,
+  type ErrorTolerances,
+  RUNGE_KUTTA_TABLEAUX,
+} from '../src/internal.ts';
 
 describe('Cash–Karp tableau', () => {
   const { a, bEmbedded: b4, b: b5, c } = RUNGE_KUTTA_TABLEAUX['cash-karp'];

@@ -11,12 +11,15 @@
  * matches the closed form, and the step adapts to the scheme's order.
  */
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
-import type { ErrorTolerances } from '../src/backends/cpu/error-norm.ts';
-import { STEP_DOUBLING_ORDER } from '../src/integrators/adaptive-options.ts';
-import { StepDoublingStepper } from '../src/backends/cpu/program-stepper.ts';
-import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
 import { logSlope, oscillatorError, oscillatorModel } from './helpers/adaptive-problems.ts';
+import { type ExplicitIntegratorName } from '../src/index.ts';
+import {
+  type ErrorTolerances,
+  STEP_DOUBLING_ORDER,
+  StepDoublingStepper,
+  EXPLICIT_INTEGRATOR_NAMES,
+  AdaptiveSimulation,
+} from '../src/internal.ts';
 
 const T0 = 0.1;
 /** Max norm of e in absolute units. */

@@ -19,12 +19,6 @@
  *   when Newton diverges at a too-large first step.
  */
 import { describe, expect, test } from 'vitest';
-import { AdaptiveSimulation } from '../src/simulation/adaptive-simulation.ts';
-import { RUNGE_KUTTA_TABLEAUX } from '../src/integrators/tableaux.ts';
-import type { AdaptiveStats } from '../src/integrators/adaptive-options.ts';
-import { resolveAdaptiveOptions } from '../src/integrators/options.ts';
-import { VelocityImplicitEulerStepper } from '../src/backends/cpu/velocity-implicit-euler.ts';
-import { buildCloth } from '../src/model/builders.ts';
 import {
   doubleSpringModel,
   doubleSpringSolution,
@@ -34,6 +28,13 @@ import {
   springDamperRates,
   springDamperSolution,
 } from './helpers/adaptive-problems.ts';
+import { type AdaptiveStats, buildCloth } from '../src/index.ts';
+import {
+  resolveAdaptiveOptions,
+  VelocityImplicitEulerStepper,
+  RUNGE_KUTTA_TABLEAUX,
+  AdaptiveSimulation,
+} from '../src/internal.ts';
 
 const report: Record<string, Record<string, string | number | boolean>> = {};
 function record(name: string, stats: AdaptiveStats, extra: Record<string, string | number> = {}): void {

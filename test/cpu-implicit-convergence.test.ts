@@ -24,10 +24,8 @@
  *   hamiltonian() with state.momenta must stay within 1e-9 H₀ of H₀ over 100 periods, without drift.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import type { ImplicitIntegratorName } from '../src/integrators/implicit-options.ts';
-import { hamiltonian } from '../src/model/energy.ts';
-import { createModel } from '../src/model/model.ts';
+import { type ImplicitIntegratorName, hamiltonian, createModel } from '../src/index.ts';
+import { CpuImplicitSimulation } from '../src/internal.ts';
 
 const m = 0.25;
 const k = Math.PI ** 2; // ω² = k/m = 4π²

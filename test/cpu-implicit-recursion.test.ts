@@ -44,9 +44,8 @@
  * residual of 1e-12).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import type { ImplicitIntegratorName, ImplicitOptions } from '../src/integrators/implicit-options.ts';
-import { createModel } from '../src/model/model.ts';
+import { type ImplicitIntegratorName, type ImplicitOptions, createModel } from '../src/index.ts';
+import { CpuImplicitSimulation } from '../src/internal.ts';
 
 const L = 1;
 const m = 0.7;

@@ -24,12 +24,8 @@
  * runtimes, energy extremes and the step at which symplectic Euler blew up are printed in afterAll.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import { CpuSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import { WeftDivergenceError } from '../src/core/errors.ts';
-import type { ImplicitIntegratorName } from '../src/integrators/implicit-options.ts';
-import { buildCloth } from '../src/model/builders.ts';
-import type { Model } from '../src/model/model.ts';
+import { WeftDivergenceError, type ImplicitIntegratorName, buildCloth, type Model } from '../src/index.ts';
+import { CpuImplicitSimulation, CpuSimulation } from '../src/internal.ts';
 
 const H = 1 / 60;
 const SIZE = 32;

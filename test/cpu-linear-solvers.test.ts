@@ -25,17 +25,19 @@
  * compared with the solution; it must instead report converged = false (its name says so).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuImplicitSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import { diagonalInverse, springStates, systemProduct } from '../src/backends/cpu/implicit-passes.ts';
-import type { SpringStates, SystemCoefficients } from '../src/backends/cpu/implicit-passes.ts';
+import { expectClose } from './helpers/expect-close.ts';
+import { type LinearSolverName, createModel, type Model } from '../src/index.ts';
 import {
+  CpuImplicitSimulation,
+  diagonalInverse,
+  springStates,
+  systemProduct,
+  type SpringStates,
+  type SystemCoefficients,
   solveLinear,
   type LinearSolveResult,
   type SolverWorkspace,
-} from '../src/backends/cpu/linear-solver.ts';
-import type { LinearSolverName } from '../src/integrators/implicit-options.ts';
-import { createModel, type Model } from '../src/model/model.ts';
-import { expectClose } from './helpers/expect-close.ts';
+} from '../src/internal.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Seeded PRNG and dense linear algebra (float64, row-major).

@@ -31,9 +31,8 @@
  * simulation order their operations differently, so agreement is to rounding, not bitwise).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuSimulation } from '../src/backends/cpu/cpu-simulation.ts';
-import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
-import { createModel } from '../src/model/model.ts';
+import { type ExplicitIntegratorName, createModel } from '../src/index.ts';
+import { CpuSimulation, EXPLICIT_INTEGRATOR_NAMES } from '../src/internal.ts';
 
 const L = 1;
 const m = 0.7;

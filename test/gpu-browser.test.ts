@@ -7,8 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'puppeteer-core';
-import { EXPLICIT_INTEGRATOR_NAMES, type ExplicitIntegratorName } from '../src/integrators/schemes.ts';
-import { GPU_MULTISTEP } from '../src/backends/webgpu/webgpu-simulation.ts';
 import { startBrowserSession, stopBrowserSession, type BrowserSession } from './browser/chromium.ts';
 import type {} from './browser/harness-api.ts';
 import { expectClose } from './helpers/expect-close.ts';
@@ -21,6 +19,8 @@ import {
   type ErrorRow,
 } from './helpers/gpu-compare.ts';
 import { SCENES, type GpuCase, type GpuCaseResult, type SceneName } from './helpers/gpu-cases.ts';
+import { type ExplicitIntegratorName } from '../src/index.ts';
+import { EXPLICIT_INTEGRATOR_NAMES, GPU_MULTISTEP } from '../src/internal.ts';
 
 let session: BrowserSession | undefined;
 let page: Page;

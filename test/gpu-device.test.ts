@@ -5,9 +5,9 @@ import {
   createSimulation,
   WeftDivergenceError,
   WeftInputError,
+  acquireDevice,
 } from '../src/index.ts';
-import { acquireDevice } from '../src/backends/webgpu/device.ts';
-import { checkDeviceFits } from '../src/backends/webgpu/device-fits.ts';
+import { checkDeviceFits } from '../src/internal.ts';
 
 // Device ownership, size limits and divergence on the WebGPU path, in Node through Dawn.
 let device: GPUDevice;

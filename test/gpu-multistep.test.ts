@@ -4,8 +4,7 @@
  * scopes; and the fixed-point predictor–correctors, whose corrector stops on the GPU.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
-import { acquireDevice } from '../src/backends/webgpu/device.ts';
+import { buildCloth, createModel, createSimulation, type Model, acquireDevice } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
 
 let device: GPUDevice;

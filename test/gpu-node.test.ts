@@ -6,10 +6,7 @@
  * No adapter is a failure, not a skip: this environment is meant to have SwiftShader.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createModel, createSimulation } from '../src/index.ts';
-import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
-import { GPU_MULTISTEP } from '../src/backends/webgpu/webgpu-simulation.ts';
-import { acquireDevice } from '../src/backends/webgpu/device.ts';
+import { createModel, createSimulation, acquireDevice } from '../src/index.ts';
 import {
   RAYLEIGH_INTEGRATORS,
   SCENE_TIMING,
@@ -26,6 +23,7 @@ import {
   type GpuCase,
   type GpuCaseResult,
 } from './helpers/gpu-cases.ts';
+import { EXPLICIT_INTEGRATOR_NAMES, GPU_MULTISTEP } from '../src/internal.ts';
 
 let device: GPUDevice | undefined;
 let adapter = '';

@@ -1,7 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { kernels, type KernelName } from '../src/backends/webgpu/kernels.ts';
-import { structBytes } from '../src/backends/webgpu/layout.ts';
-import { scalarConstant } from '../src/backends/webgpu/implicit-ops.ts';
+import { kernels, type KernelName, structBytes, scalarConstant } from '../src/internal.ts';
 
 // Pins the byte layouts that the host writes from reflection. If a WGSL struct changes, this
 // test says what moved; the host code follows the reflection and needs no edit.

@@ -3,12 +3,18 @@
  * structure of what the builders make (spring counts, rest lengths, pins, incidence).
  */
 import { describe, expect, test } from 'vitest';
-import { CpuSimulation, type CpuSimulationOptions } from '../src/backends/cpu/cpu-simulation.ts';
-import { WeftInputError } from '../src/core/errors.ts';
-import { EXPLICIT_INTEGRATOR_NAMES } from '../src/integrators/schemes.ts';
-import { buildCloth, buildRope, type ClothOptions, type ClothPinPreset } from '../src/model/builders.ts';
-import { createModel, type Model, type ModelDescription } from '../src/model/model.ts';
-import { parseScene } from '../src/model/scene.ts';
+import {
+  WeftInputError,
+  buildCloth,
+  buildRope,
+  type ClothOptions,
+  type ClothPinPreset,
+  createModel,
+  type Model,
+  type ModelDescription,
+  parseScene,
+} from '../src/index.ts';
+import { CpuSimulation, type CpuSimulationOptions, EXPLICIT_INTEGRATOR_NAMES } from '../src/internal.ts';
 
 /** Runs `make`, and fails unless it throws a WeftInputError whose `field` is `field`. */
 function expectInputError(make: () => unknown, field: string): WeftInputError {

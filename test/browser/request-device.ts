@@ -1,4 +1,4 @@
-import { describeAdapterInfo } from '../../src/backends/webgpu/device.ts';
+import { describeAdapterInfo } from '../../src/internal.ts';
 
 /** An adapter from navigator.gpu and a device of its own; throws, loudly, when there is none. */
 export async function requestDevice(label: string): Promise<{ adapter: string; device: GPUDevice }> {

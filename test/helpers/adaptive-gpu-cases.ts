@@ -6,21 +6,21 @@
  * Infinity or NaN), so that a result can cross from a page to the test. No vitest and no Node APIs
  * here: this file runs in both places. The assertions are in adaptive-gpu-checks.ts.
  */
+import { mulberry32, runScoped, type WithErrors } from './implicit-cases.ts';
 import {
   createAdaptiveSimulation,
   type AdaptiveSimulation,
-} from '../../src/simulation/adaptive-simulation.ts';
-import type {
-  AdaptiveIntegratorName,
-  AdaptiveOptions,
-  AdaptiveStats,
-} from '../../src/integrators/adaptive-options.ts';
-import { WeftInputError } from '../../src/core/errors.ts';
-import type { ExplicitIntegratorName } from '../../src/integrators/schemes.ts';
-import { buildCloth } from '../../src/model/builders.ts';
-import { createModel, type Model } from '../../src/model/model.ts';
-import { createSimulation, type SimulationOptions } from '../../src/simulation/create-simulation.ts';
-import { mulberry32, runScoped, type WithErrors } from './implicit-cases.ts';
+  type AdaptiveIntegratorName,
+  type AdaptiveOptions,
+  type AdaptiveStats,
+  WeftInputError,
+  type ExplicitIntegratorName,
+  buildCloth,
+  createModel,
+  type Model,
+  createSimulation,
+  type SimulationOptions,
+} from '../../src/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Scenes

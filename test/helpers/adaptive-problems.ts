@@ -1,8 +1,8 @@
+import { createModel, type Model } from '../../src/index.ts';
 /**
  * Test problems of the adaptive and multistep integrators, each with its solution computed here in
  * float64 from the closed form (independent of Weft's passes).
  */
-import { createModel, type Model } from '../../src/model/model.ts';
 
 /**
  * The undamped oscillator of test/cpu-convergence.test.ts: particle 0 fixed at the origin,

@@ -3,7 +3,6 @@
  * the browser harness (test/browser/gpu-harness.ts, served by Vite). No vitest and no Node APIs
  * here: this file runs in both places.
  */
-import type { GPU_MULTISTEP } from '../../src/backends/webgpu/webgpu-simulation.ts';
 import {
   buildCloth,
   createModel,
@@ -11,6 +10,7 @@ import {
   type ExplicitIntegratorName,
   type Model,
 } from '../../src/index.ts';
+import { type GPU_MULTISTEP } from '../../src/internal.ts';
 
 /** The scenes a case can run. */
 export const SCENES = ['spring', 'cloth16'] as const;

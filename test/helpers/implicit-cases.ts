@@ -6,37 +6,38 @@
  * the test. No vitest and no Node APIs here: this file runs in both places. The assertions are in
  * implicit-checks.ts.
  */
+import { buildScene, withErrorScopes } from './gpu-cases.ts';
 import {
-  applyPreconditioner,
-  assembleRhs,
-  diagonalInverse,
-  dot,
-  NO_RHS_TERMS,
-  springStates,
-  systemProduct,
-  type SpringStates,
-  type SystemCoefficients,
-} from '../../src/backends/cpu/implicit-passes.ts';
-import { CpuImplicitSimulation } from '../../src/backends/cpu/cpu-simulation.ts';
-import { solveLinear, type SolverWorkspace } from '../../src/backends/cpu/linear-solver.ts';
-import type { RealArray } from '../../src/backends/cpu/passes.ts';
-import {
-  IMPLICIT_INTEGRATOR_NAMES,
   type ImplicitIntegratorName,
   type ImplicitOptions,
   type LinearSolverName,
   type SolverStats,
-} from '../../src/integrators/implicit-options.ts';
-import { resolveImplicitOptions } from '../../src/integrators/options.ts';
-import { rhsCoefficients, systemCoefficients } from '../../src/integrators/implicit-schemes.ts';
-import { createModel, type Model } from '../../src/model/model.ts';
-import { buildCloth } from '../../src/model/builders.ts';
+  createModel,
+  type Model,
+  buildCloth,
+} from '../../src/index.ts';
 import {
-  FLOAT32_TOLERANCE_FLOOR,
+  assembleRhs,
+  diagonalInverse,
+  springStates,
+  systemProduct,
+  type SpringStates,
+  type SystemCoefficients,
+  CpuImplicitSimulation,
+  solveLinear,
+  IMPLICIT_INTEGRATOR_NAMES,
+  resolveImplicitOptions,
   WebGpuImplicitSimulation,
   type WebGpuImplicitOptions,
-} from '../../src/backends/webgpu/webgpu-implicit-simulation.ts';
-import { buildScene, withErrorScopes } from './gpu-cases.ts';
+  applyPreconditioner,
+  dot,
+  NO_RHS_TERMS,
+  type SolverWorkspace,
+  type RealArray,
+  rhsCoefficients,
+  systemCoefficients,
+  FLOAT32_TOLERANCE_FLOOR,
+} from '../../src/internal.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Scenes

@@ -5,7 +5,6 @@
  * of the largest differences measured, printed after the suite.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { IMPLICIT_INTEGRATOR_NAMES } from '../../src/integrators/implicit-options.ts';
 import { expectClose, maxAbsError } from './expect-close.ts';
 import {
   INTEGRATOR_CASES,
@@ -22,6 +21,7 @@ import {
   type KernelName,
   type StateArrays,
 } from './implicit-cases.ts';
+import { IMPLICIT_INTEGRATOR_NAMES } from '../../src/internal.ts';
 
 /** float32 unit roundoff, 2⁻²⁴: half an ulp of 1. */
 export const U32 = 2 ** -24;

@@ -4,8 +4,8 @@
  * works, and the suite's runner built on that device. No adapter is a failure, not a skip.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { acquireDevice } from '../../src/backends/webgpu/device.ts';
 import { provokeValidationErrors, watchUncapturedErrors } from './gpu-cases.ts';
+import { acquireDevice } from '../../src/index.ts';
 
 export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: string[]) => R): {
   runner: () => R;
