@@ -57,3 +57,19 @@ test('every source file lies in a layer (or is an entry point)', () => {
     .filter((path) => path !== 'index.ts' && path !== 'internal.ts');
   expect(loose).toEqual([]);
 });
+
+test('tests reach Weft only through its entries: src/index.ts (public) and src/internal.ts', () => {
+  const TEST = import.meta.dirname;
+  const elsewhere: string[] = [];
+  for (const file of sources(TEST)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/from\s+'(\.{1,2}\/[^'?]+)'/g)) {
+      const target = normalize(join(dirname(file), match[1]!));
+      if (!target.startsWith(SRC)) continue;
+      const entry = relative(SRC, target);
+      if (entry !== 'index.ts' && entry !== 'internal.ts')
+        elsewhere.push(`${relative(TEST, file)} imports src/${entry}`);
+    }
+  }
+  expect(elsewhere).toEqual([]);
+});
