@@ -58,6 +58,7 @@ struct SolverControl {
   maxLinearIterations: u32,
   unconvergedSolves: u32,
   newtonIterations: u32,
+  estimatorIterations: u32,  // … of them in loops counted as the error estimator's
   unconvergedSteps: u32,
   lastResidual: f32,
   maxResidual: f32,

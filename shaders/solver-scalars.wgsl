@@ -24,7 +24,7 @@ const CHANGE: u32 = 5u;      // ‖q_{i+1} − q_i‖²
 
 struct ScalarStep {
   mode: u32,
-  quantities: vec4<u32>,  // MEASURE: the quantity each partial component goes to
+  quantities: vec4<u32>,  // MEASURE: the quantity each partial goes to; checks: x = 1, an estimator's loop
 }
 
 // (no vectors: scalars only)
@@ -198,6 +198,9 @@ fn finishNewton(converged: bool) {
   control.newtonConverged = select(0u, 1u, converged);
   control.lastConverged = control.newtonConverged;
   control.newtonIterations += control.newtonIteration;
+  if (step.quantities.x == 1u) {
+    control.estimatorIterations += control.newtonIteration;
+  }
   if (!converged) {
     control.unconvergedSteps += 1u;
   }

@@ -76,3 +76,7 @@ export type { RealArray } from './backends/common/stepper.ts';
 export { kernels, type KernelName } from './backends/webgpu/kernels.ts';
 export { structBytes } from './backends/webgpu/layout.ts';
 export { scalarConstant } from './backends/webgpu/implicit-ops.ts';
+export { CpuProgramStepper } from './backends/cpu/program-stepper.ts';
+export { WebGpuProgramStepper } from './backends/webgpu/program-stepper.ts';
+export { velocityImplicitProgram, stepDoublingProgram } from './integrators/adaptive-programs.ts';
+export { implicitProgram } from './integrators/implicit-programs.ts';

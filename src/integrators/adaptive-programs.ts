@@ -1,10 +1,13 @@
 /**
- * The programs of the error-controlled explicit schemes: embedded Runge–Kutta (Cash–Karp RK45)
- * and step doubling of any fixed-step explicit scheme, built from the same ops as the fixed-step
- * programs, so both backends run them unchanged.
+ * The programs of the error-controlled schemes: embedded Runge–Kutta (Cash–Karp RK45), step
+ * doubling of any fixed-step scheme, and velocity-implicit Euler as step doubling of backward
+ * Euler (the WebGPU path), built from the same ops as the fixed-step programs, so both backends
+ * run them unchanged.
  */
 import type { ErrorTolerances } from './adaptive-options.ts';
-import { renameOps, scaleStep, type Op, type Program } from './program.ts';
+import type { ResolvedImplicitOptions } from './implicit-options.ts';
+import { implicitProgram } from './implicit-programs.ts';
+import { renameOps, scaleStep, type Op, type Output, type Program } from './program.ts';
 import { explicitProgram, rungeKuttaOps } from './programs.ts';
 import { STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
 import { RUNGE_KUTTA_TABLEAUX } from './tableaux.ts';
@@ -75,56 +78,50 @@ export function stepDoublingProgram(
   extrapolate: boolean,
 ): Program {
   const step = explicitProgram(scheme, rayleighMass).step;
+  return stepDoublingOf(step, STEP_DOUBLING_ORDER[scheme], tolerances, extrapolate);
+}
+
+/**
+ * Velocity-implicit Euler as the WebGPU path runs it: step doubling of backward Euler (Newton on
+ * the acceleration, Caribou's criteria; a one-step map of order 1, so the estimate is O(h²)). A
+ * Newton loop that ends unconverged fails the attempt. The full step's loop is the error
+ * estimator's (its iterations are counted apart, as Drake counts them).
+ */
+export function velocityImplicitProgram(
+  rayleighMass: number,
+  tolerances: ErrorTolerances,
+  options: ResolvedImplicitOptions,
+): Program {
+  const step = implicitProgram('backward-euler', rayleighMass, 0, options).step;
+  return { ...stepDoublingOf(step, 1, tolerances, false), implicit: options };
+}
+
+/** Step doubling of one step of a fixed-step program (`step`, its map of order `mapOrder`). */
+function stepDoublingOf(
+  step: readonly Op[],
+  mapOrder: number,
+  tolerances: ErrorTolerances,
+  extrapolate: boolean,
+): Program {
   // The scheme's step, on its own copy of the state (x → prefix.x, work vectors prefixed too).
   const on = (prefix: string, ops: readonly Op[]): Op[] => renameOps(ops, (name) => `${prefix}.${name}`);
   const half = scaleStep(step, 0.5);
-  const scale = 1 / (2 ** STEP_DOUBLING_ORDER[scheme] - 1);
+  const scale = 1 / (2 ** mapOrder - 1);
+  const estimator = on('full', step).map((op): Op => (op.op === 'newton' ? { ...op, estimator: true } : op));
+  const difference = (to: string, of: string): Output => ({ to, terms: [[1, `full.${of}`], [-1, `cand.${of}`]] });
   const attempt: Op[] = [
     copyPair(['full.x', 'full.v'], ['x', 'v']),
-    ...on('full', step),
+    ...estimator,
     copyPair(['cand.x', 'cand.v'], ['x', 'v']),
     ...on('cand', half),
     ...on('cand', half),
-    {
-      op: 'combine',
-      outputs: [
-        {
-          to: 'err.x',
-          terms: [
-            [1, 'full.x'],
-            [-1, 'cand.x'],
-          ],
-        },
-        {
-          to: 'err.v',
-          terms: [
-            [1, 'full.v'],
-            [-1, 'cand.v'],
-          ],
-        },
-      ],
-    },
+    { op: 'combine', outputs: [difference('err.x', 'x'), difference('err.v', 'v')] },
     { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['cand.x', 'cand.v'], tolerances },
   ];
   if (extrapolate)
-    attempt.push({
-      op: 'combine',
-      outputs: [
-        {
-          to: 'cand.x',
-          terms: [
-            [1, 'cand.x'],
-            [-scale, 'err.x'],
-          ],
-        },
-        {
-          to: 'cand.v',
-          terms: [
-            [1, 'cand.v'],
-            [-scale, 'err.v'],
-          ],
-        },
-      ],
-    });
-  return adaptiveOnly(STEP_DOUBLING_ORDER[scheme] + 1, [], attempt);
-}
+    attempt.push({ op: 'combine', outputs: [
+      { to: 'cand.x', terms: [[1, 'cand.x'], [-scale, 'err.x']] },
+      { to: 'cand.v', terms: [[1, 'cand.v'], [-scale, 'err.v']] },
+    ] });
+  return adaptiveOnly(mapOrder + 1, [], attempt);
+} // prettier-ignore

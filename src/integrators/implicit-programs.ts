@@ -13,13 +13,12 @@ import { NO_RHS_TERMS, rhsCoefficients, systemCoefficients } from './implicit-sc
 import type { Op, Program } from './program.ts';
 
 const jacobians: Op = { op: 'jacobians', x: 'x', v: 'v' };
-const solve: Op = { op: 'solve', rhs: 'b', to: 's' };
 
 /**
  * ((1 + h r_m) M + h B + h (h + r_k) K) Δv = h (f − ((h + r_k) K + r_m M) v),
  * v₊ = v + Δv, x₊ = x + h v₊ (Baraff & Witkin 1998; SOFA EulerImplicitSolver).
  */
-const implicitEuler = (rhs: Op): Op[] => [
+const implicitEuler = (rhs: Op, solve: Op): Op[] => [
   jacobians,
   rhs,
   solve,
@@ -30,7 +29,7 @@ const implicitEuler = (rhs: Op): Op[] => [
  * Newmark linearised at x_k (SOFA NewmarkImplicitSolver): A a₊ = b (implicit-schemes.ts), then
  * x₊ = x + h v + h² ((½ − β) a_k + β a₊), v₊ = v + h ((1 − γ) a_k + γ a₊), a_k ← a₊.
  */
-function newmark(rhs: Op, o: ResolvedImplicitOptions): Op[] {
+function newmark(rhs: Op, solve: Op, o: ResolvedImplicitOptions): Op[] {
   const { newmarkGamma: g, newmarkBeta: b } = o;
   return [
     jacobians,
@@ -48,7 +47,7 @@ function newmark(rhs: Op, o: ResolvedImplicitOptions): Op[] {
  * Backward Euler by Newton on a (Caribou): v = v₀ + h a, x = x₀ + h v, G(a) = the right-hand
  * side, J δa = G, a ← a + δa; stops by the 'caribou' criterion.
  */
-const backwardEuler = (rhs: Op): Op[] => [
+const backwardEuler = (rhs: Op, solve: Op): Op[] => [
   {
     op: 'newton',
     criterion: 'caribou',
@@ -71,7 +70,7 @@ const backwardEuler = (rhs: Op): Op[] => [
  * midpoint increment res (`a`), q_i = q₀ + res_i, A res_{i+1} = f(q_i, v) + (2/h) p + K res_i;
  * then v₊ = 2 res/h, p₊ = (h/2) f(q₀ + res, v₊) + M v₊, x₊ = q₀ + 2 res.
  */
-const variational = (rhs: Op): Op[] => [
+const variational = (rhs: Op, solve: Op): Op[] => [
   {
     op: 'newton',
     criterion: 'variational',
@@ -108,11 +107,17 @@ export function implicitProgram(
   const [rm, rk, o] = [rayleighMass, rayleighStiffness, options];
   const rhs: Op = { op: 'rhs', to: 'b', v: 'v', a: 'a', extra: 'p', coefficients: (h) => rhsCoefficients(integrator, h, rm, rk, o) }; // prettier-ignore
   const momenta: Op = { op: 'rhs', to: 'p', v: 'v', a: 'a', extra: 'p', coefficients: () => ({ ...NO_RHS_TERMS, velocityMass: 1 }) }; // prettier-ignore
+  const solve: Op = {
+    op: 'solve',
+    rhs: 'b',
+    to: 's',
+    system: (h) => systemCoefficients(integrator, h, rm, rk, o),
+  };
   const steps: Record<ImplicitIntegratorName, () => Op[]> = {
-    'implicit-euler': () => implicitEuler(rhs),
-    'backward-euler': () => backwardEuler(rhs),
-    newmark: () => newmark(rhs, o),
-    'variational-symplectic-implicit': () => variational(rhs),
+    'implicit-euler': () => implicitEuler(rhs, solve),
+    'backward-euler': () => backwardEuler(rhs, solve),
+    newmark: () => newmark(rhs, solve, o),
+    'variational-symplectic-implicit': () => variational(rhs, solve),
   };
   const setups: Partial<Record<ImplicitIntegratorName, Op[]>> = {
     newmark: [{ op: 'eval', x: 'x', v: 'v', a: 'a', rayleighMass: 0 }],
@@ -124,7 +129,7 @@ export function implicitProgram(
     startupSteps: 0,
     startup: [],
     step: steps[integrator](),
-    system: { coefficients: (h) => systemCoefficients(integrator, h, rm, rk, o), options: o },
+    implicit: o,
     ...(integrator === 'variational-symplectic-implicit' ? { momenta: 'p' } : {}),
   };
 }

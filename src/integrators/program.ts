@@ -62,8 +62,13 @@ export type Op =
       readonly extra: string;
       readonly coefficients: (h: number) => RhsCoefficients;
     }
-  /** `to` = A⁻¹ `rhs` by the program's linear solver, A = the program's system at the last `jacobians`. */
-  | { readonly op: 'solve'; readonly rhs: string; readonly to: string }
+  /** `to` = A⁻¹ `rhs` by the program's linear solver, A = α M + β B + γ K at the last `jacobians`. */
+  | {
+      readonly op: 'solve';
+      readonly rhs: string;
+      readonly to: string;
+      readonly system: (h: number) => SystemCoefficients;
+    }
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**
@@ -73,6 +78,8 @@ export type Op =
   | {
       readonly op: 'newton';
       readonly criterion: NewtonCriterion;
+      /** Counted apart as the error estimator's work (velocity-implicit Euler's full step). */
+      readonly estimator?: boolean;
       readonly begin: readonly Op[];
       readonly residual: readonly Op[];
       readonly update: readonly Op[];
@@ -88,13 +95,6 @@ export type Op =
  */
 export type NewtonCriterion = 'caribou' | 'variational';
 export type NewtonQuantity = 'residual' | 'correction' | 'total' | 'start' | 'change';
-
-/** The linear system of an implicit program and its solver's settings. */
-export interface LinearSystem {
-  /** A = α M + β B + γ K as a function of the step h. */
-  readonly coefficients: (h: number) => SystemCoefficients;
-  readonly options: ResolvedImplicitOptions;
-}
 
 /**
  * A fixed-point corrector: `body` writes the next iterate (pc.xNext, pc.vNext) from the current
@@ -125,8 +125,8 @@ export interface Program {
   readonly step: readonly Op[];
   /** What `correct` runs (predictor–correctors only). */
   readonly corrector?: Corrector;
-  /** What `solve` solves and how, and what `newton` stops by (implicit programs only). */
-  readonly system?: LinearSystem;
+  /** How `solve` solves and what `newton` stops by (implicit programs only). */
+  readonly implicit?: ResolvedImplicitOptions;
   /** The vector holding the momenta p, reported with the state (variational schemes). */
   readonly momenta?: string;
   /**
@@ -166,7 +166,7 @@ export function vectorNames(program: Program): string[] {
   // The GPU's corrector measures each sweep's change d = next − current in these.
   if (program.corrector?.check) ['pc.dx', 'pc.dv'].forEach((n) => names.add(n));
   // A linear solver's own vectors: residual, direction and product (the GPU's live in the arena).
-  if (program.system) ['cg.r', 'cg.p', 'cg.q'].forEach((n) => names.add(n));
+  if (program.implicit) ['cg.r', 'cg.p', 'cg.q'].forEach((n) => names.add(n));
   const all = [
     ...program.setup,
     ...program.startup,
@@ -258,13 +258,14 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
 }
 
 /**
- * `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h). (Implicit
- * programs' system coefficients belong to the program, not to its ops: they are not scaled.)
+ * `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h) (combinations,
+ * right-hand sides and linear systems alike).
  */
 export function scaleStep(ops: readonly Op[], factor: number): Op[] {
   const scaled = (c: Coefficient): Coefficient => (typeof c === 'number' ? c : (h: number) => c(factor * h));
   return ops.map((op): Op => {
     if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
+    if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
     if (op.op === 'newton')
       return {
         ...op,

@@ -4,7 +4,11 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import type { SolverStats } from '../integrators/implicit-options.ts';
-import { rk45Program, stepDoublingProgram } from '../integrators/adaptive-programs.ts';
+import {
+  rk45Program,
+  stepDoublingProgram,
+  velocityImplicitProgram,
+} from '../integrators/adaptive-programs.ts';
 import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
@@ -21,13 +25,12 @@ import {
   type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from '../integrators/adaptive-options.ts';
-import { resolveAdaptiveOptions, validateOptions } from '../integrators/options.ts';
+import { resolveAdaptiveOptions, resolveImplicitOptions, validateOptions } from '../integrators/options.ts';
 import { CashKarpStepper } from '../backends/cpu/program-stepper.ts';
 import { StepDoublingStepper } from '../backends/cpu/program-stepper.ts';
 import { derivative } from '../backends/cpu/passes.ts';
 import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
 import { acquireDevice } from '../backends/webgpu/device.ts';
-import { WebGpuVelocityImplicitStepper } from '../backends/webgpu/webgpu-adaptive-stepper.ts';
 
 /** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
 export interface AdaptiveBackendOptions {
@@ -74,18 +77,20 @@ export async function createAdaptiveSimulation(
           o.tolerances.norm,
         );
         break;
-      case 'velocity-implicit-euler':
-        stepper = await WebGpuVelocityImplicitStepper.create(acquired.device, model, {
-          rayleighMass: o.rayleighMass,
-          tolerances: o.tolerances,
+      case 'velocity-implicit-euler': {
+        // Trial steps are backward-Euler Newton solves: Caribou's criteria, a fresh Jacobian each iteration.
+        const implicit = resolveImplicitOptions('backward-euler', {
           solver: 'pcg',
           preconditioner: o.preconditioner,
-          linearTolerance: o.linearTolerance,
-          linearMaxIterations: o.linearMaxIterations,
-          maxNewtonIterations: o.maxNewtonIterations,
+          tolerance: Math.min(0.5, o.linearTolerance),
+          maxIterations: o.linearMaxIterations,
+          newtonIterations: o.maxNewtonIterations,
           jacobian: o.jacobian,
         });
+        const program = velocityImplicitProgram(o.rayleighMass, o.tolerances, implicit);
+        stepper = new WebGpuProgramStepper(acquired.device, model, program, o.tolerances.norm);
         break;
+      }
     }
     return new AdaptiveSimulation(
       model,

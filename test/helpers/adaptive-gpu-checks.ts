@@ -335,10 +335,8 @@ export function describeAdaptiveSuite(runner: () => AdaptiveRunner, title: () =>
 
   // AdaptiveStats.newton is documented as velocity-implicit-euler's Newton statistics (zeros for
   // the explicit schemes), and the CLI prints them and readSolverStats() as `stats.adaptive` and
-  // `stats.solver`. On the GPU they stay zero although every attempt runs three Newton solves:
-  // AdaptiveSimulation.readStats() returns emptyNewtonStats() whenever its stepper is not the CPU's
-  // VelocityImplicitEulerStepper, and WebGpuVelocityImplicitStepper folds its Newton iterations
-  // into derivativeEvaluations only. Fails until src/ reports them.
+  // `stats.solver`. On the GPU every attempt runs three Newton solves (the step-doubling program
+  // of backward Euler), whose totals the stepper reads back once per attempt.
   describe('statistics', () => {
     test('velocity-implicit-euler on the GPU reports its Newton iterations and linear solves', async () => {
       const c: AdaptiveCase = {

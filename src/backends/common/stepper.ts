@@ -2,6 +2,8 @@
  * The vectors and stepper contracts every backend shares: what the adaptive driver
  * (src/simulation/adaptive-simulation.ts) asks of a CPU or GPU stepper.
  */
+import type { NewtonStats } from '../../integrators/adaptive-options.ts';
+import type { SolverStats } from '../../integrators/implicit-options.ts';
 
 /** Particle vectors, xyz interleaved ([3n]): float64, or float32 to store as the GPU does. */
 export type RealArray = Float64Array | Float32Array;
@@ -47,4 +49,36 @@ export interface GpuAdaptiveStepper {
   /** The accepted state, xyz float64. */
   readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }>;
   destroy(): void;
+}
+
+/** The solver totals an implicit program's executor keeps (its SolverStats and the estimator's share). */
+export type ImplicitTotals = Omit<SolverStats, 'steps'> & { estimatorIterations: number };
+
+/**
+ * Folds one attempt of an implicit adaptive program (totals `before` → `after`) into Drake-shaped
+ * Newton statistics. Matrix-free with a fresh Jacobian each iteration: jacobianEvaluations =
+ * factorizations = iterations. Returns whether a Newton loop of the attempt ended unconverged.
+ */
+export function recordNewtonAttempt(
+  stats: NewtonStats,
+  before: ImplicitTotals,
+  after: ImplicitTotals,
+): boolean {
+  const iterations = after.newtonIterations - before.newtonIterations;
+  const estimator = after.estimatorIterations - before.estimatorIterations;
+  stats.iterations += iterations;
+  stats.jacobianEvaluations += iterations;
+  stats.factorizations += iterations;
+  stats.errorEstimatorIterations += estimator;
+  stats.errorEstimatorJacobianEvaluations += estimator;
+  stats.errorEstimatorFactorizations += estimator;
+  stats.linearSolves += after.linearSolves - before.linearSolves;
+  stats.linearIterations += after.linearIterations - before.linearIterations;
+  stats.maxLinearIterations = Math.max(stats.maxLinearIterations, after.maxLinearIterations);
+  stats.lastLinearResidual = after.lastResidual;
+  stats.maxLinearResidual = Math.max(stats.maxLinearResidual, after.maxResidual);
+  stats.unconvergedLinearSolves += after.unconvergedSolves - before.unconvergedSolves;
+  const failed = after.unconvergedSteps - before.unconvergedSteps;
+  stats.failedSolves += failed;
+  return failed > 0;
 }

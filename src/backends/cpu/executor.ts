@@ -65,8 +65,8 @@ export class CpuExecutor {
     this.vector('x').set(model.particlePositions);
     this.vector('v').set(model.particleVelocities);
     this.springForce = real(3 * model.springCount);
-    this.implicit = program.system
-      ? new CpuImplicitOps(model, program.system, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op))) // prettier-ignore
+    this.implicit = program.implicit
+      ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op))) // prettier-ignore
       : null;
   }
 
@@ -112,7 +112,8 @@ export class CpuExecutor {
         return;
       }
       default:
-        if (!this.implicit) throw new Error(`'${op.op}' needs a program with a linear system`);
+        if (!this.implicit) throw new Error(`'${op.op}' needs an implicit program`);
+        if (op.op === 'jacobians') this.evaluations++;
         return this.implicit.apply(op, this.h);
     }
   }

@@ -4,16 +4,25 @@
  * linear-solver.ts, which mirror the WGSL kernels pass for pass. Keeps the solver statistics.
  */
 import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
-import type { LinearSystem, NewtonQuantity, Op } from '../../integrators/program.ts';
+import type { NewtonQuantity, Op } from '../../integrators/program.ts';
+import type { ResolvedImplicitOptions } from '../../integrators/implicit-options.ts';
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from '../common/stepper.ts';
-import { assembleRhs, dot, springStates, type SpringStates } from './implicit-passes.ts';
+import {
+  assembleRhs,
+  dot,
+  springStates,
+  type SpringStates,
+  type SystemCoefficients,
+} from './implicit-passes.ts';
 import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
 
 type ImplicitOp = Extract<Op, { op: 'jacobians' | 'rhs' | 'solve' | 'measure' | 'newton' }>;
 
 export class CpuImplicitOps {
   readonly stats: SolverStats = emptyStats();
+  /** Newton iterations in loops counted as the error estimator's. */
+  estimatorIterations = 0;
   readonly states: SpringStates;
   private readonly work: SolverWorkspace;
   /** The squared norms of the current Newton loop's quantities. */
@@ -29,7 +38,7 @@ export class CpuImplicitOps {
 
   constructor(
     private readonly model: Model,
-    private readonly system: LinearSystem,
+    private readonly options: ResolvedImplicitOptions,
     real: (length: number) => RealArray,
     private readonly vector: (name: string) => RealArray,
     private readonly run: (ops: readonly Op[]) => void,
@@ -41,11 +50,11 @@ export class CpuImplicitOps {
     const v = this.vector;
     switch (op.op) {
       case 'jacobians':
-        return springStates(this.model, v(op.x), v(op.v), this.system.options.jacobian === 'exact', this.states);
+        return springStates(this.model, v(op.x), v(op.v), this.options.jacobian === 'exact', this.states);
       case 'rhs':
         return assembleRhs(this.model, this.states, op.coefficients(h), v(op.v), v(op.a), v(op.extra), v(op.to));
       case 'solve':
-        return this.solve(v(op.rhs), v(op.to), h);
+        return this.solve(v(op.rhs), v(op.to), op.system(h));
       case 'measure':
         for (const [quantity, name] of Object.entries(op.quantities)) {
           const u = v(name);
@@ -57,9 +66,8 @@ export class CpuImplicitOps {
     }
   } // prettier-ignore
 
-  private solve(b: RealArray, x: RealArray, h: number): void {
-    const { coefficients, options } = this.system;
-    const result = solveLinear(this.model, this.states, coefficients(h), options, b, x, this.work);
+  private solve(b: RealArray, x: RealArray, system: SystemCoefficients): void {
+    const result = solveLinear(this.model, this.states, system, this.options, b, x, this.work);
     const s = this.stats;
     s.linearSolves++;
     s.linearIterations += result.iterations;
@@ -83,13 +91,14 @@ export class CpuImplicitOps {
       iteration++;
     }
     this.stats.newtonIterations += iteration;
+    if (op.estimator) this.estimatorIterations += iteration;
     this.stats.converged = outcome === 'converged';
     if (outcome !== 'converged') this.stats.unconvergedSteps++;
   }
 
   /** spec/caribou-backward-euler.md: squared norms against squared tolerances. */
   private caribou(i: number): 'go' | 'converged' | 'unconverged' {
-    const o = this.system.options;
+    const o = this.options;
     const { residual: r2, correction: c2, total: t2 } = this.measured;
     const [tc, tr, ta] = [o.correctionTolerance, o.residualTolerance, o.absoluteResidualTolerance];
     if (i === 0) {
@@ -106,7 +115,7 @@ export class CpuImplicitOps {
 
   /** SOFA: while ((i < max and ‖Δq‖/‖q₀‖ > newtonError) or i = 0). */
   private variational(i: number): 'go' | 'converged' | 'unconverged' {
-    const o = this.system.options;
+    const o = this.options;
     const { start, change } = this.measured;
     const error = start > 0 ? Math.sqrt(change / start) : Math.sqrt(change);
     if ((i < o.newtonIterations && error > o.newtonError) || i === 0) return 'go';

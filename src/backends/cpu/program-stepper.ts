@@ -8,14 +8,26 @@ import { rk45Program, stepDoublingProgram } from '../../integrators/adaptive-pro
 import type { Program } from '../../integrators/program.ts';
 import type { ExplicitIntegratorName } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
-import type { AdaptiveStepper, AttemptOutcome, RealArray, StatePair } from '../common/stepper.ts';
+import { emptyNewtonStats, type NewtonStats } from '../../integrators/adaptive-options.ts';
+import { emptyStats } from '../../integrators/implicit-options.ts';
+import {
+  recordNewtonAttempt,
+  type AdaptiveStepper,
+  type AttemptOutcome,
+  type ImplicitTotals,
+  type RealArray,
+  type StatePair,
+} from '../common/stepper.ts';
 import { CpuExecutor } from './executor.ts';
 
 export class CpuProgramStepper implements AdaptiveStepper {
   readonly estimateOrder: number;
+  /** Newton statistics (implicit programs; zeros otherwise). */
+  readonly newton: NewtonStats = emptyNewtonStats();
   private readonly executor: CpuExecutor;
   /** `first` has run for the current state. */
   private firstValid = false;
+  private totals: ImplicitTotals = { ...emptyStats(), estimatorIterations: 0 };
 
   constructor(
     model: Model,
@@ -48,6 +60,13 @@ export class CpuProgramStepper implements AdaptiveStepper {
     if (!this.firstValid) this.executor.run(adaptive.first, h);
     this.firstValid = true;
     this.executor.run(adaptive.attempt, h);
+    const implicit = this.executor.implicit;
+    if (implicit) {
+      const after = { ...implicit.stats, estimatorIterations: implicit.estimatorIterations };
+      const failed = recordNewtonAttempt(this.newton, this.totals, after);
+      this.totals = after;
+      if (failed) return { kind: 'newton-failed' };
+    }
     return { kind: 'estimated', error: this.executor.lastNorm };
   }
 

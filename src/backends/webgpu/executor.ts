@@ -124,7 +124,7 @@ export class WebGpuExecutor implements ExecutorServices {
     this.partialReadback = this.create('partialReadback', this.partialCount * VEC4_BYTES, staging);
     this.checkReadback = this.create('checkReadback', 16, staging);
     this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
-    this.implicit = program.system ? new GpuImplicitOps(this, program, checkEvery) : null;
+    this.implicit = program.implicit ? new GpuImplicitOps(this, program, checkEvery) : null;
   }
 
   /** Assigns arena slots to the plain vectors, then to the rings; returns the slot count. */

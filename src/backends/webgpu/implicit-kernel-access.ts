@@ -64,6 +64,8 @@ function singleKernel(executor: WebGpuExecutor, program: Program, kernel: Single
   const ref = (name: VectorName): number => executor.reference(PROGRAM_VECTOR[name]);
   const [b, s] = [ref('rhs'), ref('solution')];
   const rhs = flatOps(program.step).find((op) => op.op === 'rhs' && op.to === 'b');
+  const solve = flatOps(program.step).find((op) => op.op === 'solve')!;
+  const system = { solver: ops.solverParams(solve.system) };
   const out: Compiled[] = [];
   switch (kernel) {
     case 'springJacobians':
@@ -72,13 +74,13 @@ function singleKernel(executor: WebGpuExecutor, program: Program, kernel: Single
       executor.compile([rhs!], new Map(), out);
       return out;
     case 'systemDiagonal':
-      return [ops.kernel('systemDiagonal', 'particles')];
+      return [ops.kernel('systemDiagonal', 'particles', {}, system)];
     case 'systemProduct':
-      return [ops.kernel('systemProduct', 'particles', { inputRef: ref('direction'), productRef: ref('product') })];
+      return [ops.kernel('systemProduct', 'particles', { inputRef: ref('direction'), productRef: ref('product') }, system)];
     case 'cgStart':
       return [ops.kernel('cgInit', 'particles', { rhsRef: b, solutionRef: s, residualRef: ref('residual'), directionRef: ref('direction') }), ops.scalars('CG_START')];
     case 'solve':
-      return ops.solve(b, s);
+      return ops.solve(b, s, solve.system);
   }
 } // prettier-ignore
 

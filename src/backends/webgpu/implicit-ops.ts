@@ -7,6 +7,7 @@
  * CPU mirror: src/backends/cpu/implicit-ops.ts.
  */
 import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/implicit-options.ts';
+import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
 import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
 import { indirectBy } from './dispatch.ts';
@@ -39,6 +40,10 @@ export class GpuImplicitOps {
   private readonly counts: Record<'cg' | 'particles' | 'springs', IndirectArguments>;
   /** Whether the program has a Newton loop (its `converged` is then read from the GPU). */
   private readonly newton: boolean;
+  /** Workgroup counts (x, y, 1) of a per-particle and a per-spring pass. */
+  private readonly groups: { particles: number[]; springs: number[] };
+  /** The SolverParams of each system (a `solve` op's coefficients), made once. */
+  private readonly systems = new Map<(h: number) => SystemCoefficients, GPUBuffer>();
 
   constructor(
     private readonly x: ExecutorServices,
@@ -46,8 +51,7 @@ export class GpuImplicitOps {
     private readonly checkEvery: number,
   ) {
     const { model, device, workgroupSize } = x;
-    const system = program.system!;
-    this.options = system.options;
+    this.options = program.implicit!;
     this.newton = flatOps(program.step).some((op) => op.op === 'newton');
     const n = model.particleCount;
     const layouts = kernels();
@@ -71,10 +75,26 @@ export class GpuImplicitOps {
       particles: at('newtonParticleGroups'),
       springs: at('newtonSpringGroups'),
     };
+    this.groups = { particles: particleGroups, springs: springGroups };
+    const solver = this.solverParams(() => ({ mass: 0, damping: 0, stiffness: 0 }));
+    this.bound = {
+      solver,
+      control: this.control,
+      springStates: this.springStates,
+      inverseDiagonal: this.inverseDiagonal,
+      incidence: this.incidenceBuffer(storage),
+      particleMass: x.create('particleMass', n * 4, storage, Float32Array.from(model.particleMass, (m, i) => (model.particleFixed[i] ? 0 : m)).buffer), // prettier-ignore
+    };
+  }
+
+  /** A SolverParams uniform: the options, and A = α M + β B + γ K of `system` (rewritten with h). */
+  solverParams(system: (h: number) => SystemCoefficients): GPUBuffer {
+    let found = this.systems.get(system);
+    if (found) return found;
     const o = this.options;
     const tolerance = Math.max(o.tolerance, FLOAT32_TOLERANCE_FLOOR);
-    const solver = x.uniform('solverScalars', 'SolverParams', (h) => {
-      const a = system.coefficients(h);
+    found = this.x.uniform('solverScalars', 'SolverParams', (h) => {
+      const a = system(h);
       return {
         massCoefficient: a.mass,
         dampingCoefficient: a.damping,
@@ -88,20 +108,14 @@ export class GpuImplicitOps {
         residualTolerance: o.residualTolerance,
         absoluteTolerance: o.absoluteResidualTolerance,
         newtonError: o.newtonError,
-        partialCount: x.partialCount,
+        partialCount: this.x.partialCount,
         h,
-        particleGroups,
-        springGroups,
+        particleGroups: this.groups.particles,
+        springGroups: this.groups.springs,
       };
     }, true); // prettier-ignore
-    this.bound = {
-      solver,
-      control: this.control,
-      springStates: this.springStates,
-      inverseDiagonal: this.inverseDiagonal,
-      incidence: this.incidenceBuffer(storage),
-      particleMass: x.create('particleMass', n * 4, storage, Float32Array.from(model.particleMass, (m, i) => (model.particleFixed[i] ? 0 : m)).buffer), // prettier-ignore
-    };
+    this.systems.set(system, found);
+    return found;
   }
 
   /** CSR offsets [0, n], then per entry the pair (2 · spring + side, other endpoint). */
@@ -150,7 +164,7 @@ export class GpuImplicitOps {
         return;
       }
       case 'solve':
-        out.push(...this.solve(ref(op.rhs), ref(op.to)));
+        out.push(...this.solve(ref(op.rhs), ref(op.to), op.system));
         return;
       case 'measure': {
         const entries = Object.entries(op.quantities);
@@ -172,16 +186,17 @@ export class GpuImplicitOps {
    * iterations dispatched indirectly on cgGroups (zeroed when the solve is done), a checkpoint
    * every `checkEvery` of them, and the solve's totals.
    */
-  solve(rhsRef: number, solutionRef: number): Compiled[] {
+  solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients): Compiled[] {
     const o = this.options;
+    const withA = { solver: this.solverParams(system) };
     const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)); // prettier-ignore
     const list: Compiled[] = [];
-    if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles'));
+    if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, withA));
     list.push(this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r!, directionRef: p! }), this.scalars('CG_START')); // prettier-ignore
     const iteration = indirectBy(
       o.solver === 'jacobi'
-        ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q! }), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: q!, solutionRef }), this.scalars('JACOBI')]
-        : [this.kernel('systemProduct', 'particles', { inputRef: p!, productRef: q! }), this.scalars('CG_ALPHA'), this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r!, directionRef: p!, productRef: q! }), this.scalars('CG_BETA'), this.kernel('cgDirection', 'particles', { residualRef: r!, directionRef: p! })],
+        ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q! }, withA), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: q!, solutionRef }), this.scalars('JACOBI')]
+        : [this.kernel('systemProduct', 'particles', { inputRef: p!, productRef: q! }, withA), this.scalars('CG_ALPHA'), this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r!, directionRef: p!, productRef: q! }), this.scalars('CG_BETA'), this.kernel('cgDirection', 'particles', { residualRef: r!, directionRef: p! })],
       { particles: this.counts.cg },
     ); // prettier-ignore
     for (let k = 1; k <= o.maxIterations; k++) {
@@ -200,7 +215,7 @@ export class GpuImplicitOps {
    */
   private compileNewton(op: Extract<Op, { op: 'newton' }>, heads: Map<string, number>, out: Compiled[]): void {
     const counts = { particles: this.counts.particles, springs: this.counts.springs };
-    const check = this.scalars(op.criterion === 'caribou' ? 'CARIBOU_CHECK' : 'VARIATIONAL_CHECK');
+    const check = this.scalars(op.criterion === 'caribou' ? 'CARIBOU_CHECK' : 'VARIATIONAL_CHECK', [op.estimator ? 1 : 0, 0, 0, 0]);
     const residual: Compiled[] = [];
     const update: Compiled[] = [];
     this.x.compile(op.residual, heads, residual);
@@ -217,7 +232,7 @@ export class GpuImplicitOps {
   } // prettier-ignore
 
   /** The statistics of every solve and Newton loop so far (a readback: not for the real-time path). */
-  async readStats(): Promise<Omit<SolverStats, 'steps'>> {
+  async readStats(): Promise<Omit<SolverStats, 'steps'> & { estimatorIterations: number }> {
     const view = new DataView((await readBuffer(this.x.device, this.control)).buffer);
     const layout = kernels().solverScalars.structs.get('SolverControl')!;
     const u32 = (name: string): number => view.getUint32(layout.members.get(name)!.offset, true);
@@ -230,6 +245,7 @@ export class GpuImplicitOps {
       maxResidual: f32('maxResidual'),
       unconvergedSolves: u32('unconvergedSolves'),
       newtonIterations: u32('newtonIterations'),
+      estimatorIterations: u32('estimatorIterations'),
       unconvergedSteps: u32('unconvergedSteps'),
       converged: this.newton ? u32('lastConverged') === 1 : true,
     };

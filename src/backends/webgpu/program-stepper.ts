@@ -1,21 +1,38 @@
 /**
  * An adaptive program (src/integrators/adaptive-programs.ts) on WebGPU, as the stepper the
  * step-size controller drives: each attempt is one submission (the program's `first` and
- * `attempt` ops with the coefficients of this h), its error norm read back once.
+ * `attempt` ops with the coefficients of this h), its error norm read back once. Implicit programs
+ * (velocity-implicit Euler) run their attempt with checkpoints (finished solves skipped) and read
+ * the solver's totals back once per attempt: a Newton loop that ended unconverged fails it.
  */
-import type { Program } from '../../integrators/program.ts';
+import { emptyNewtonStats, type NewtonStats } from '../../integrators/adaptive-options.ts';
+import { emptyStats } from '../../integrators/implicit-options.ts';
+import { flatOps, type Program } from '../../integrators/program.ts';
 import type { Model } from '../../model/model.ts';
-import type { AttemptOutcome, GpuAdaptiveStepper } from '../common/stepper.ts';
+import {
+  recordNewtonAttempt,
+  type AttemptOutcome,
+  type GpuAdaptiveStepper,
+  type ImplicitTotals,
+} from '../common/stepper.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
 
-/** The norm's tree reduction needs a power of two. */
+/** The reductions need a power of two. */
 const WORKGROUP = 64;
+/** Implicit programs: CG iterations between checkpoints (as WebGpuSimulation.advance's default). */
+const CHECK_EVERY = 8;
 
 export class WebGpuProgramStepper implements GpuAdaptiveStepper {
   readonly estimateOrder: number;
+  /** Newton statistics (implicit programs; zeros otherwise). */
+  readonly newton: NewtonStats = emptyNewtonStats();
   private readonly executor: WebGpuExecutor;
   private firstValid = false;
+  private totals: ImplicitTotals = { ...emptyStats(), estimatorIterations: 0 };
+  /** Newton loops per attempt: each checks one residual more than it iterates. */
+  private readonly loopsPerAttempt: number;
+  private residualEvaluations = 0;
 
   constructor(
     private readonly device: GPUDevice,
@@ -23,30 +40,42 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
     private readonly program: Program,
     private readonly norm: 'rms' | 'max',
   ) {
-    checkDeviceFits(model, device.limits, WORKGROUP);
+    checkDeviceFits(model, device.limits, WORKGROUP, Boolean(program.implicit));
     this.estimateOrder = program.adaptive!.estimateOrder;
-    this.executor = new WebGpuExecutor(device, model, program, 0, WORKGROUP);
-  }
+    this.executor = new WebGpuExecutor(device, model, program, 0, WORKGROUP, program.implicit ? CHECK_EVERY : 0);
+    this.loopsPerAttempt = flatOps(program.adaptive!.attempt).filter((op) => op.op === 'newton').length;
+  } // prettier-ignore
 
   get positions(): GPUBuffer {
     return this.executor.positions;
   }
 
+  /** Evaluations of a(x, v), or of the spring forces and Jacobians (one per Newton iteration and residual check). */
   get derivativeEvaluations(): number {
-    return this.executor.evaluations;
+    return this.executor.evaluations + this.residualEvaluations;
   }
 
   async attempt(h: number): Promise<AttemptOutcome> {
     this.executor.setStep(h);
+    const implicit = this.executor.implicit;
     const encoder = this.device.createCommandEncoder({ label: 'WebGpuProgramStepper.attempt' });
     const pass = encoder.beginComputePass();
     if (!this.firstValid) this.executor.encode(pass, 'first');
     this.firstValid = true;
-    this.executor.encode(pass, 'attempt');
+    if (!implicit) this.executor.encode(pass, 'attempt');
     pass.end();
-    this.executor.encodeNormReadback(encoder);
     this.device.queue.submit([encoder.finish()]);
-    return { kind: 'estimated', error: await this.executor.readNorm(this.norm) };
+    if (implicit) await this.executor.runChecked('attempt');
+    const readback = this.device.createCommandEncoder({ label: 'WebGpuProgramStepper.norm' });
+    this.executor.encodeNormReadback(readback);
+    this.device.queue.submit([readback.finish()]);
+    const error = await this.executor.readNorm(this.norm);
+    if (!implicit) return { kind: 'estimated', error };
+    const after = await implicit.readStats();
+    const failed = recordNewtonAttempt(this.newton, this.totals, after);
+    this.residualEvaluations += after.newtonIterations - this.totals.newtonIterations + this.loopsPerAttempt;
+    this.totals = after;
+    return failed ? { kind: 'newton-failed' } : { kind: 'estimated', error };
   }
 
   accept(): void {
