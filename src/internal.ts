@@ -24,8 +24,6 @@ export {
 export { derivative } from './backends/cpu/passes.ts';
 export { stepFactor, startingStep } from './simulation/controller.ts';
 export type { AdaptiveStepper, AttemptOutcome } from './backends/common/stepper.ts';
-export { CashKarpStepper } from './backends/cpu/program-stepper.ts';
-export { StepDoublingStepper } from './backends/cpu/program-stepper.ts';
 export {
   VelocityImplicitEulerStepper,
   type VelocityImplicitEulerOptions,

@@ -16,7 +16,8 @@ import { type ExplicitIntegratorName } from '../src/index.ts';
 import {
   type ErrorTolerances,
   STEP_DOUBLING_ORDER,
-  StepDoublingStepper,
+  CpuProgramStepper,
+  stepDoublingProgram,
   EXPLICIT_INTEGRATOR_NAMES,
   AdaptiveSimulation,
 } from '../src/internal.ts';
@@ -48,14 +49,11 @@ interface Measured {
 function attempt(scheme: ExplicitIntegratorName, h: number, extrapolate: boolean): Measured {
   const model = oscillatorModel(T0);
   const p = STEP_DOUBLING_ORDER[scheme];
-  const stepper = new StepDoublingStepper(
+  const stepper = new CpuProgramStepper(
     model,
     { positions: model.particlePositions, velocities: model.particleVelocities },
-    scheme,
-    0,
-    RAW,
-    extrapolate,
-    (n) => new Float64Array(n),
+    stepDoublingProgram(scheme, 0, RAW, extrapolate),
+    'f64',
   );
   stepper.attempt(h);
   const e = stepper.errorVector;

@@ -4,8 +4,9 @@
  * Euler (the WebGPU path), built from the same ops as the fixed-step programs, so both backends
  * run them unchanged.
  */
-import type { ErrorTolerances } from './adaptive-options.ts';
+import type { ErrorTolerances, ResolvedAdaptiveOptions } from './adaptive-options.ts';
 import type { ResolvedImplicitOptions } from './implicit-options.ts';
+import { resolveImplicitOptions } from './options.ts';
 import { implicitProgram } from './implicit-programs.ts';
 import { renameOps, scaleStep, type Op, type Output, type Program } from './program.ts';
 import { explicitProgram, rungeKuttaOps } from './programs.ts';
@@ -125,3 +126,28 @@ function stepDoublingOf(
     ] });
   return adaptiveOnly(mapOrder + 1, [], attempt);
 } // prettier-ignore
+
+/**
+ * The program of an adaptive integrator. velocity-implicit-euler's is the WebGPU path's (step
+ * doubling of backward Euler; its trial steps stop by Caribou's criteria with a fresh Jacobian
+ * each iteration); the CPU runs Drake's algorithm instead (backends/cpu/velocity-implicit-euler.ts).
+ */
+export function adaptiveProgram(o: ResolvedAdaptiveOptions): Program {
+  switch (o.integrator) {
+    case 'rk45':
+      return rk45Program(o.rayleighMass, o.tolerances);
+    case 'step-doubling':
+      return stepDoublingProgram(o.scheme, o.rayleighMass, o.tolerances, o.extrapolate);
+    case 'velocity-implicit-euler': {
+      const implicit = resolveImplicitOptions('backward-euler', {
+        solver: 'pcg',
+        preconditioner: o.preconditioner,
+        tolerance: Math.min(0.5, o.linearTolerance),
+        maxIterations: o.linearMaxIterations,
+        newtonIterations: o.maxNewtonIterations,
+        jacobian: o.jacobian,
+      });
+      return velocityImplicitProgram(o.rayleighMass, o.tolerances, implicit);
+    }
+  }
+}

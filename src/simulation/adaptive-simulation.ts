@@ -4,11 +4,7 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import type { SolverStats } from '../integrators/implicit-options.ts';
-import {
-  rk45Program,
-  stepDoublingProgram,
-  velocityImplicitProgram,
-} from '../integrators/adaptive-programs.ts';
+import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
 import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
@@ -25,9 +21,8 @@ import {
   type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from '../integrators/adaptive-options.ts';
-import { resolveAdaptiveOptions, resolveImplicitOptions, validateOptions } from '../integrators/options.ts';
-import { CashKarpStepper } from '../backends/cpu/program-stepper.ts';
-import { StepDoublingStepper } from '../backends/cpu/program-stepper.ts';
+import { resolveAdaptiveOptions, validateOptions } from '../integrators/options.ts';
+import { CpuProgramStepper } from '../backends/cpu/program-stepper.ts';
 import { derivative } from '../backends/cpu/passes.ts';
 import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
 import { acquireDevice } from '../backends/webgpu/device.ts';
@@ -41,10 +36,10 @@ export interface AdaptiveBackendOptions {
 }
 
 /**
- * Creates an adaptive simulation on the CPU or on WebGPU. rk45 and step doubling (of any explicit
- * scheme, Richardson extrapolation included) are programs (src/integrators/adaptive-programs.ts)
- * that both backends' executors run; velocity-implicit-euler has its own stepper per backend. The
- * step-size controller is the same code on both.
+ * Creates an adaptive simulation on the CPU or on WebGPU. rk45, step doubling (of any explicit
+ * scheme, Richardson extrapolation included) and, on WebGPU, velocity-implicit-euler are programs
+ * (src/integrators/adaptive-programs.ts) that the backends' executors run; the CPU's
+ * velocity-implicit-euler is Drake's stepper. The step-size controller is the same code on both.
  */
 export async function createAdaptiveSimulation(
   model: Model,
@@ -59,39 +54,7 @@ export async function createAdaptiveSimulation(
   // What the GPU cannot run is refused before a device is requested.
   const acquired = await acquireDevice(options.device);
   try {
-    let stepper: GpuAdaptiveStepper;
-    switch (o.integrator) {
-      case 'rk45':
-        stepper = new WebGpuProgramStepper(
-          acquired.device,
-          model,
-          rk45Program(o.rayleighMass, o.tolerances),
-          o.tolerances.norm,
-        );
-        break;
-      case 'step-doubling':
-        stepper = new WebGpuProgramStepper(
-          acquired.device,
-          model,
-          stepDoublingProgram(o.scheme, o.rayleighMass, o.tolerances, o.extrapolate),
-          o.tolerances.norm,
-        );
-        break;
-      case 'velocity-implicit-euler': {
-        // Trial steps are backward-Euler Newton solves: Caribou's criteria, a fresh Jacobian each iteration.
-        const implicit = resolveImplicitOptions('backward-euler', {
-          solver: 'pcg',
-          preconditioner: o.preconditioner,
-          tolerance: Math.min(0.5, o.linearTolerance),
-          maxIterations: o.linearMaxIterations,
-          newtonIterations: o.maxNewtonIterations,
-          jacobian: o.jacobian,
-        });
-        const program = velocityImplicitProgram(o.rayleighMass, o.tolerances, implicit);
-        stepper = new WebGpuProgramStepper(acquired.device, model, program, o.tolerances.norm);
-        break;
-      }
-    }
+    const stepper: GpuAdaptiveStepper = new WebGpuProgramStepper(acquired.device, model, adaptiveProgram(o), o.tolerances.norm); // prettier-ignore
     return new AdaptiveSimulation(
       model,
       { ...options, precision: 'f32' },
@@ -173,25 +136,10 @@ export class AdaptiveSimulation implements Simulation {
       this.description = `${gpu.description}, ${what}, accuracy ${o.tolerances.relative}`;
       return;
     }
-    switch (o.integrator) {
-      case 'rk45':
-        this.stepper = new CashKarpStepper(model, initial, o.rayleighMass, o.tolerances, this.real);
-        break;
-      case 'step-doubling':
-        this.stepper = new StepDoublingStepper(
-          model,
-          initial,
-          o.scheme,
-          o.rayleighMass,
-          o.tolerances,
-          o.extrapolate,
-          this.real,
-        );
-        break;
-      case 'velocity-implicit-euler':
-        this.stepper = new VelocityImplicitEulerStepper(model, initial, o, this.real);
-        break;
-    }
+    this.stepper =
+      o.integrator === 'velocity-implicit-euler'
+        ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
+        : new CpuProgramStepper(model, initial, adaptiveProgram(o), o.precision);
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.tolerances.relative}`;
   }

@@ -3,10 +3,7 @@
  * controller drives: `attempt(h)` runs the program's attempt and returns its error norm,
  * `accept()` makes the candidate the state.
  */
-import type { ErrorTolerances } from '../../integrators/adaptive-options.ts';
-import { rk45Program, stepDoublingProgram } from '../../integrators/adaptive-programs.ts';
 import type { Program } from '../../integrators/program.ts';
-import type { ExplicitIntegratorName } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { emptyNewtonStats, type NewtonStats } from '../../integrators/adaptive-options.ts';
 import { emptyStats } from '../../integrators/implicit-options.ts';
@@ -15,7 +12,6 @@ import {
   type AdaptiveStepper,
   type AttemptOutcome,
   type ImplicitTotals,
-  type RealArray,
   type StatePair,
 } from '../common/stepper.ts';
 import { CpuExecutor } from './executor.ts';
@@ -73,41 +69,5 @@ export class CpuProgramStepper implements AdaptiveStepper {
   accept(): void {
     this.executor.run(this.program.adaptive!.accept, 0);
     this.firstValid = false;
-  }
-}
-
-const precisionOf = (real: (length: number) => RealArray): 'f64' | 'f32' =>
-  real(1) instanceof Float32Array ? 'f32' : 'f64';
-
-/** Cash–Karp RK45 on the CPU. */
-export class CashKarpStepper extends CpuProgramStepper {
-  constructor(
-    model: Model,
-    initial: StatePair,
-    rayleighMass: number,
-    tolerances: ErrorTolerances,
-    real: (length: number) => RealArray,
-  ) {
-    super(model, initial, rk45Program(rayleighMass, tolerances), precisionOf(real));
-  }
-}
-
-/** Step doubling of an explicit scheme on the CPU. */
-export class StepDoublingStepper extends CpuProgramStepper {
-  constructor(
-    model: Model,
-    initial: StatePair,
-    scheme: ExplicitIntegratorName,
-    rayleighMass: number,
-    tolerances: ErrorTolerances,
-    extrapolate: boolean,
-    real: (length: number) => RealArray,
-  ) {
-    super(
-      model,
-      initial,
-      stepDoublingProgram(scheme, rayleighMass, tolerances, extrapolate),
-      precisionOf(real),
-    );
   }
 }
