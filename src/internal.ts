@@ -78,3 +78,9 @@ export { CpuProgramStepper } from './backends/cpu/program-stepper.ts';
 export { WebGpuProgramStepper } from './backends/webgpu/program-stepper.ts';
 export { velocityImplicitProgram, stepDoublingProgram } from './integrators/adaptive-programs.ts';
 export { implicitProgram } from './integrators/implicit-programs.ts';
+export {
+  buildMultigridHierarchy,
+  MULTIGRID_CYCLE,
+  type MultigridHierarchy,
+} from './model/multigrid-hierarchy.ts';
+export { CpuMultigrid } from './backends/cpu/multigrid.ts';

@@ -43,7 +43,7 @@ export class CpuImplicitOps {
     private readonly vector: (name: string) => RealArray,
     private readonly run: (ops: readonly Op[]) => void,
   ) {
-    ({ states: this.states, work: this.work } = solverStorage(model, real));
+    ({ states: this.states, work: this.work } = solverStorage(model, real, options.solver === 'multigrid'));
   }
 
   apply(op: ImplicitOp, h: number): void {

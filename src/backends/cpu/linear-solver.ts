@@ -13,6 +13,8 @@ import {
   type SystemCoefficients,
 } from './implicit-passes.ts';
 import type { RealArray } from './passes.ts';
+import { buildMultigridHierarchy } from '../../model/multigrid-hierarchy.ts';
+import { CpuMultigrid } from './multigrid.ts';
 
 export interface LinearSolveResult {
   iterations: number;
@@ -29,12 +31,15 @@ export interface SolverWorkspace {
   product: RealArray;
   preconditioned: RealArray;
   inverseDiagonal: RealArray;
+  /** The multigrid preconditioner ('multigrid' solves only). */
+  multigrid?: CpuMultigrid;
 }
 
 /** The solver's and the spring states' storage for `model`, in the given precision. */
 export function solverStorage(
   model: Model,
   real: (length: number) => RealArray,
+  multigrid = false,
 ): { states: SpringStates; work: SolverWorkspace } {
   const n3 = 3 * model.particleCount;
   const s = model.springCount;
@@ -46,13 +51,15 @@ export function solverStorage(
       product: real(n3),
       preconditioned: real(n3),
       inverseDiagonal: real(6 * model.particleCount),
+      ...(multigrid ? { multigrid: new CpuMultigrid(model, buildMultigridHierarchy(model), real) } : {}),
     },
   };
 }
 
 /**
- * Solves A x = b. CG: Hestenes–Stiefel with z = P⁻¹ r; Jacobi: x ← x + D⁻¹ (b − A x), its
- * residual measured before each update.
+ * Solves A x = b. CG: Hestenes–Stiefel with z = P⁻¹ r, P the identity ('cg'), the diagonal
+ * blocks ('pcg') or one multigrid V-cycle ('multigrid', multigrid.ts); Jacobi: x ← x + D⁻¹ (b − A x),
+ * its residual measured before each update.
  */
 export function solveLinear(
   model: Model,
@@ -63,10 +70,18 @@ export function solveLinear(
   x: RealArray,
   work: SolverWorkspace,
 ): LinearSolveResult {
-  const { residual: r, direction: p, product: q, preconditioned: z, inverseDiagonal } = work;
-  const usesDiagonal = options.solver !== 'cg';
+  const { residual: r, direction: p, product: q, preconditioned: z, inverseDiagonal, multigrid } = work;
+  const usesDiagonal = options.solver === 'pcg' || options.solver === 'jacobi';
   if (usesDiagonal)
     diagonalInverse(model, states, system, options.preconditioner === 'block', inverseDiagonal);
+  if (options.solver === 'multigrid') {
+    if (!multigrid) throw new Error("a 'multigrid' solve needs a workspace made with multigrid");
+    multigrid.assemble(states, system);
+  }
+  const precondition = (from: RealArray, to: RealArray): void =>
+    multigrid && options.solver === 'multigrid'
+      ? multigrid.precondition(from, to)
+      : applyPreconditioner(model, inverseDiagonal, usesDiagonal, from, to);
   x.fill(0);
   const bb = dot(b, b);
   const tolerance2 = options.tolerance * options.tolerance * bb;
@@ -92,7 +107,7 @@ export function solveLinear(
   }
 
   r.set(b);
-  applyPreconditioner(model, inverseDiagonal, usesDiagonal, r, z);
+  precondition(r, z);
   p.set(z);
   let rz = dot(r, z);
   let rr = bb;
@@ -106,7 +121,7 @@ export function solveLinear(
       x[j] = x[j]! + alpha * p[j]!;
       r[j] = r[j]! - alpha * q[j]!;
     }
-    applyPreconditioner(model, inverseDiagonal, usesDiagonal, r, z);
+    precondition(r, z);
     const rzNext = dot(r, z);
     rr = dot(r, r);
     if (rr <= tolerance2)

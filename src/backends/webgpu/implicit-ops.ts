@@ -6,6 +6,7 @@
  * indirect dispatch arguments of the passes still encoded after it, so they launch no workgroups.
  * CPU mirror: src/backends/cpu/implicit-ops.ts.
  */
+import { WeftInputError } from '../../core/errors.ts';
 import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/implicit-options.ts';
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
@@ -52,6 +53,8 @@ export class GpuImplicitOps {
   ) {
     const { model, device, workgroupSize } = x;
     this.options = program.implicit!;
+    if (this.options.solver === 'multigrid')
+      throw new WeftInputError('solver', "'multigrid' runs on the CPU only for now; use 'pcg' on WebGPU");
     this.newton = flatOps(program.step).some((op) => op.op === 'newton');
     const n = model.particleCount;
     const layouts = kernels();
