@@ -111,7 +111,11 @@ function coarseEdges(group: Int32Array, edgeA: ArrayLike<number>, edgeB: ArrayLi
     if (I > J) [I, J] = [J, I];
     const key = I * 0x100000000 + J;
     let c = index.get(key);
-    if (c === undefined) index.set(key, (c = a.push(I) - 1)), b.push(J), w.push(0);
+    if (c === undefined) {
+      index.set(key, (c = a.push(I) - 1));
+      b.push(J);
+      w.push(0);
+    }
     w[c]! += weight[e]!;
     owner[e] = c;
   }
