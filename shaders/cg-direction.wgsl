@@ -2,6 +2,8 @@
 
 override residualRef: u32 = 0u;   // r
 override directionRef: u32 = 0u;  // p
+override givenZ: u32 = 0u;        // 1: z = P⁻¹ r is the vector zRef (a multigrid V-cycle's)
+override zRef: u32 = 0u;
 
 @group(0) @binding(4) var<uniform> solver: SolverParams;
 @group(0) @binding(5) var<storage, read> control: SolverControl;
@@ -16,7 +18,9 @@ fn cgDirectionMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wo
   }
   let r = loadVector(residualRef, i);
   var z = select(r, vec3<f32>(0.0), particleMass[i] == 0.0);
-  if (solver.preconditioner != 0u) {
+  if (givenZ == 1u) {
+    z = loadVector(zRef, i);
+  } else if (solver.preconditioner != 0u) {
     z = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
   }
   storeVector(directionRef, i, z + control.beta * loadVector(directionRef, i));

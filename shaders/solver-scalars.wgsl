@@ -14,6 +14,7 @@ const CARIBOU_CHECK: u32 = 7u;    // backward-euler criteria (spec/caribou-backw
 const VARIATIONAL_CHECK: u32 = 8u;  // while ((i < max and change > newtonError) or i = 0)
 const NEWTON_NEXT: u32 = 9u;      // i += 1
 const NEWTON_END: u32 = 10u;      // release the Newton passes for what follows
+const CG_RZ: u32 = 11u;           // partials (r·z): rz after a multigrid-preconditioned start
 
 // The quantities a MEASURE stores (src/integrators/program.ts NewtonQuantity); 0: none.
 const RESIDUAL: u32 = 1u;    // ‖R‖²
@@ -33,6 +34,10 @@ struct ScalarStep {
 @group(0) @binding(5) var<uniform> solver: SolverParams;
 @group(0) @binding(6) var<storage, read> partials: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> control: SolverControl;
+// Multigrid: the indirect arguments of each coarse level's passes, and their full counts. They
+// follow cgGroups: running while a solve runs, zero once it is done (one zero entry when unused).
+@group(0) @binding(8) var<storage, read_write> levelGroups: array<vec4<u32>>;
+@group(0) @binding(9) var<storage, read> levelGroupsFull: array<vec4<u32>>;
 
 @compute @workgroup_size(workgroupSize)
 fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
@@ -54,7 +59,7 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       control.cgIterations = 0u;
       control.cgConverged = select(0u, 1u, total.y == 0.0);
       let run = control.newtonDone == 0u && total.y > 0.0;
-      control.cgGroups = select(vec4<u32>(0u), solver.particleGroups, run);
+      setSolving(run);
     }
     case CG_ALPHA: {
       if (!solving) {
@@ -64,7 +69,7 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
         control.alpha = control.rz / total.x;
       } else {
         control.alpha = 0.0;
-        control.cgGroups = vec4<u32>(0u);  // breakdown: A is not positive definite
+        setSolving(false);  // breakdown: A is not positive definite
       }
     }
     case CG_BETA: {
@@ -75,9 +80,9 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       control.rr = total.y;
       if (total.y <= solver.tolerance2 * control.bb) {
         control.cgConverged = 1u;
-        control.cgGroups = vec4<u32>(0u);
+        setSolving(false);
       } else if (control.cgIterations >= solver.maxIterations) {
-        control.cgGroups = vec4<u32>(0u);
+        setSolving(false);
       }
       control.beta = total.x / control.rz;
       control.rz = total.x;
@@ -90,9 +95,9 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       control.rr = total.x;
       if (total.x <= solver.tolerance2 * control.bb) {
         control.cgConverged = 1u;
-        control.cgGroups = vec4<u32>(0u);
+        setSolving(false);
       } else if (control.cgIterations >= solver.maxIterations) {
-        control.cgGroups = vec4<u32>(0u);
+        setSolving(false);
       }
     }
     case SOLVE_END: {
@@ -109,6 +114,11 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
         if (control.cgConverged == 0u) {
           control.unconvergedSolves += 1u;
         }
+      }
+    }
+    case CG_RZ: {
+      if (solving) {
+        control.rz = total.x;
       }
     }
     case NEWTON_BEGIN: {
@@ -182,6 +192,14 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
   }
 }
 
+// cgGroups and every coarse level's counts: full while a solve runs, zero once it is done.
+fn setSolving(run: bool) {
+  control.cgGroups = select(vec4<u32>(0u), solver.particleGroups, run);
+  for (var l = 0u; l < arrayLength(&levelGroups); l++) {
+    levelGroups[l] = select(vec4<u32>(0u), levelGroupsFull[l], run);
+  }
+}
+
 fn store(quantity: u32, value: f32) {
   switch (quantity) {
     case RESIDUAL: { control.residual2 = value; }
@@ -204,7 +222,7 @@ fn finishNewton(converged: bool) {
   if (!converged) {
     control.unconvergedSteps += 1u;
   }
-  control.cgGroups = vec4<u32>(0u);
+  setSolving(false);
   control.newtonParticleGroups = vec4<u32>(0u);
   control.newtonSpringGroups = vec4<u32>(0u);
 }

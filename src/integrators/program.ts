@@ -167,6 +167,8 @@ export function vectorNames(program: Program): string[] {
   if (program.corrector?.check) ['pc.dx', 'pc.dv'].forEach((n) => names.add(n));
   // A linear solver's own vectors: residual, direction and product (the GPU's live in the arena).
   if (program.implicit) ['cg.r', 'cg.p', 'cg.q'].forEach((n) => names.add(n));
+  // … and the multigrid V-cycle's two iterates on the particles.
+  if (program.implicit?.solver === 'multigrid') ['mg.x', 'mg.y'].forEach((n) => names.add(n));
   const all = [
     ...program.setup,
     ...program.startup,

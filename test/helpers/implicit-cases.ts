@@ -546,7 +546,7 @@ export function integratorOptions(c: IntegratorCase): ImplicitOptions & {
  */
 export const INTEGRATOR_CASES: readonly IntegratorCase[] = IMPLICIT_SCENES.flatMap((scene) =>
   IMPLICIT_INTEGRATOR_NAMES.flatMap((integrator) =>
-    (['cg', 'pcg', 'jacobi'] as const)
+    (['cg', 'pcg', 'jacobi', 'multigrid'] as const)
       .filter(
         (solver) =>
           solver !== 'jacobi' ||

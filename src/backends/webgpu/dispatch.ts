@@ -58,7 +58,7 @@ export interface ExecutorServices {
   readonly partialCount: number;
   readonly create: ReturnType<typeof bufferFactory>;
   reference(name: string, heads?: ReadonlyMap<string, number>): number;
-  dispatch(kernel: KernelName, label: string, domain: Dispatch['domain'], extra?: Readonly<Record<string, GPUBuffer>>, constants?: Readonly<Record<string, number>>): Dispatch; // prettier-ignore
+  dispatch(kernel: KernelName, label: string, domain: Dispatch['domain'], extra?: Readonly<Record<string, GPUBuffer>>, constants?: Readonly<Record<string, number>>, threads?: number): Dispatch; // prettier-ignore
   uniform(kernel: KernelName, struct: string, values: (h: number) => Record<string, number | readonly number[]>, dependsOnStep?: boolean): GPUBuffer; // prettier-ignore
   compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
 }

@@ -164,16 +164,15 @@ export class WebGpuExecutor implements ExecutorServices {
     domain: Dispatch['domain'],
     extra: Readonly<Record<string, GPUBuffer>> = {},
     constants: Readonly<Record<string, number>> = {},
+    threads?: number,
   ): Dispatch {
     const target = pipeline(this.device, kernel, this.workgroupSize, { arenaStride: this.arenaStride, ...constants }); // prettier-ignore
     const bindGroup = bindByName(this.device, `WebGpuExecutor.${label}`, target, kernels()[kernel], {
       ...this.shared,
       ...extra,
     });
-    const threads = { particles: this.model.particleCount, springs: this.model.springCount, single: 1 }[
-      domain
-    ];
-    return { kind: 'dispatch', label, domain, pipeline: target, bindGroup, threads };
+    const count = threads ?? { particles: this.model.particleCount, springs: this.model.springCount, single: 1 }[domain]; // prettier-ignore
+    return { kind: 'dispatch', label, domain, pipeline: target, bindGroup, threads: count };
   }
 
   /** A uniform of `values(h)`; `dependsOnStep` ones are rewritten by {@link setStep}. */

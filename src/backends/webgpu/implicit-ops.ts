@@ -6,7 +6,6 @@
  * indirect dispatch arguments of the passes still encoded after it, so they launch no workgroups.
  * CPU mirror: src/backends/cpu/implicit-ops.ts.
  */
-import { WeftInputError } from '../../core/errors.ts';
 import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/implicit-options.ts';
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
@@ -14,6 +13,7 @@ import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './
 import { indirectBy } from './dispatch.ts';
 import { dispatchSize, readBuffer, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
+import { GpuMultigrid } from './multigrid-ops.ts';
 
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
@@ -43,6 +43,9 @@ export class GpuImplicitOps {
   private readonly newton: boolean;
   /** Workgroup counts (x, y, 1) of a per-particle and a per-spring pass. */
   private readonly groups: { particles: number[]; springs: number[] };
+  private copy: GPUBuffer | null = null;
+  /** The multigrid preconditioner ('multigrid' solves only). */
+  private readonly multigrid: GpuMultigrid | null;
   /** The SolverParams of each system (a `solve` op's coefficients), made once. */
   private readonly systems = new Map<(h: number) => SystemCoefficients, GPUBuffer>();
 
@@ -53,8 +56,7 @@ export class GpuImplicitOps {
   ) {
     const { model, device, workgroupSize } = x;
     this.options = program.implicit!;
-    if (this.options.solver === 'multigrid')
-      throw new WeftInputError('solver', "'multigrid' runs on the CPU only for now; use 'pcg' on WebGPU");
+    this.multigrid = this.options.solver === 'multigrid' ? new GpuMultigrid(x) : null;
     this.newton = flatOps(program.step).some((op) => op.op === 'newton');
     const n = model.particleCount;
     const layouts = kernels();
@@ -87,6 +89,9 @@ export class GpuImplicitOps {
       inverseDiagonal: this.inverseDiagonal,
       incidence: this.incidenceBuffer(storage),
       particleMass: x.create('particleMass', n * 4, storage, Float32Array.from(model.particleMass, (m, i) => (model.particleFixed[i] ? 0 : m)).buffer), // prettier-ignore
+      // The scalar kernel gates the multigrid's coarse levels with cgGroups (one zero entry: none).
+      levelGroups: this.multigrid?.levelGroups ?? x.create('noLevelGroups', 16, storage),
+      levelGroupsFull: this.multigrid?.levelGroupsFull ?? x.create('noLevelGroupsFull', 16, storage),
     };
   }
 
@@ -104,7 +109,7 @@ export class GpuImplicitOps {
         stiffnessCoefficient: a.stiffness,
         tolerance2: tolerance * tolerance,
         maxIterations: o.maxIterations,
-        preconditioner: o.solver === 'cg' ? 0 : o.preconditioner === 'block' ? 2 : 1,
+        preconditioner: o.solver === 'cg' || o.solver === 'multigrid' ? 0 : o.preconditioner === 'block' ? 2 : 1,
         exactJacobian: o.jacobian === 'exact' ? 1 : 0,
         newtonIterations: o.newtonIterations,
         correctionTolerance: o.correctionTolerance,
@@ -172,7 +177,7 @@ export class GpuImplicitOps {
       case 'measure': {
         const entries = Object.entries(op.quantities);
         const refs: Record<string, number> = { count: entries.length };
-        entries.forEach(([, name], k) => (refs[`u${k}`] = ref(name)));
+        entries.forEach(([, name], k) => (refs[`u${k}`] = refs[`w${k}`] = ref(name)));
         const quantities = [0, 1, 2, 3].map((k) => (entries[k] ? scalarConstant(QUANTITY_CONSTANT[entries[k][0] as NewtonQuantity]) : 0)); // prettier-ignore
         out.push(this.x.dispatch('programDots', 'measure', 'particles', {}, refs), this.scalars('MEASURE', quantities));
         return;
@@ -192,6 +197,7 @@ export class GpuImplicitOps {
   solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients): Compiled[] {
     const o = this.options;
     const withA = { solver: this.solverParams(system) };
+    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, withA.solver);
     const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)); // prettier-ignore
     const list: Compiled[] = [];
     if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, withA));
@@ -209,6 +215,53 @@ export class GpuImplicitOps {
     }
     list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
     return list;
+  }
+
+  /**
+   * CG preconditioned by a multigrid V-cycle (multigrid-ops.ts): the levels' operators, then
+   * x = 0, r = b, CG_START (b·b), z = V(r), rz = r·z, p = z; each iteration q = A p, α,
+   * x += α p and r −= α q, z = V(r), (r·z, r·r), β, p = z + β p. Every pass after CG_START is
+   * gated by cgGroups (the coarse levels by their own counts), so a converged solve stops them all.
+   */
+  private multigridSolve(rhsRef: number, solutionRef: number, solver: GPUBuffer): Compiled[] {
+    const mg = this.multigrid!;
+    const ref = (name: string): number => this.x.reference(name);
+    const [r, p, q] = [
+      ref(SOLVER_VECTORS.residual),
+      ref(SOLVER_VECTORS.direction),
+      ref(SOLVER_VECTORS.product),
+    ];
+    const cg = { particles: this.counts.cg };
+    const cycle = mg.vcycle(r, ref('mg.x'), ref('mg.y'));
+    const rz = (second: number): Dispatch => this.x.dispatch('programDots', 'rz', 'particles', {}, { count: 2, u0: r, w0: cycle.z, u1: r, w1: second }); // prettier-ignore
+    const start: Compiled[] = indirectBy([...cycle.list, rz(r), this.scalars('CG_RZ'), this.x.dispatch('programCombine', 'combine', 'particles', { op: this.copyUniform() }, { outputCount: 1, to0: p, terms0: 1, ref00: cycle.z })], cg); // prettier-ignore
+    const iteration = indirectBy([
+      this.kernel('systemProduct', 'particles', { inputRef: p, productRef: q }, { solver }),
+      this.scalars('CG_ALPHA'),
+      this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r, directionRef: p, productRef: q }, { solver }),
+      ...cycle.list,
+      rz(r),
+      this.scalars('CG_BETA'),
+      this.kernel('cgDirection', 'particles', { residualRef: r, directionRef: p, givenZ: 1, zRef: cycle.z }, { solver }),
+    ], cg); // prettier-ignore
+    const list: Compiled[] = [
+      ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),
+      this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r, directionRef: p }, { solver }),
+      this.scalars('CG_START'),
+      ...start,
+    ]; // prettier-ignore
+    for (let k = 1; k <= this.options.maxIterations; k++) {
+      list.push(...iteration);
+      if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < this.options.maxIterations)
+        list.push({ kind: 'checkpoint', at: this.counts.cg, until: 'solveEnd' });
+    }
+    list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
+    return list;
+  }
+
+  /** The uniform of a one-term combination with coefficient 1 (a copy). */
+  private copyUniform(): GPUBuffer {
+    return (this.copy ??= this.x.uniform('programCombine', 'CombineOp', () => ({ coefficients0a: [1, 0, 0, 0], coefficients0b: [0, 0, 0, 0], coefficients1a: [0, 0, 0, 0], coefficients1b: [0, 0, 0, 0] }))); // prettier-ignore
   }
 
   /**

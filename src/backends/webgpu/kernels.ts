@@ -17,6 +17,12 @@ import programGather from '../../../shaders/program-gather.wgsl?raw';
 import programCombine from '../../../shaders/program-combine.wgsl?raw';
 import programNorm from '../../../shaders/program-norm.wgsl?raw';
 import programDots from '../../../shaders/program-dots.wgsl?raw';
+import mgCommon from '../../../shaders/mg-common.wgsl?raw';
+import mgEdges from '../../../shaders/mg-edges.wgsl?raw';
+import mgNodes from '../../../shaders/mg-nodes.wgsl?raw';
+import mgSmooth from '../../../shaders/mg-smooth.wgsl?raw';
+import mgRestrict from '../../../shaders/mg-restrict.wgsl?raw';
+import mgProlong from '../../../shaders/mg-prolong.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
@@ -37,9 +43,12 @@ const IMPLICIT = {
   programDots,
 };
 
+const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgRestrict, mgProlong };
+
 const PROGRAM = { programForces, programGather, programCombine, programNorm };
 
-export type KernelName = keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM;
+export type KernelName =
+  keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM | keyof typeof MULTIGRID;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
@@ -53,6 +62,10 @@ export function kernels(): Record<KernelName, KernelLayout> {
     ...Object.entries(IMPLICIT).map(([name, source]) => [
       name,
       reflectKernel(`${common}\n${programVectors}\n${implicitCommon}\n${source}`),
+    ]),
+    ...Object.entries(MULTIGRID).map(([name, source]) => [
+      name,
+      reflectKernel(`${common}\n${programVectors}\n${implicitCommon}\n${mgCommon}\n${source}`),
     ]),
     ...Object.entries(PROGRAM).map(([name, source]) => [
       name,

@@ -1,0 +1,162 @@
+/**
+ * The multigrid preconditioner on WebGPU (CPU mirror: src/backends/cpu/multigrid.ts): the
+ * hierarchy of src/model/multigrid-hierarchy.ts uploaded once into four buffers, the coarse
+ * operators assembled at every solve by gathers (shaders/mg-edges.wgsl, mg-nodes.wgsl), and a
+ * V-cycle compiled into dispatches of mg-smooth / mg-restrict / mg-prolong: one dispatch per
+ * sweep, restriction and prolongation of a level. A coarse level's passes are dispatched
+ * indirectly on its own workgroup counts, which the scalar kernel sets while a solve runs and
+ * zeroes once it is done, so a converged solve launches nothing at any level.
+ */
+import {
+  buildMultigridHierarchy,
+  MULTIGRID_CYCLE,
+  type MultigridHierarchy,
+} from '../../model/multigrid-hierarchy.ts';
+import type { Compiled, Dispatch, ExecutorServices } from './dispatch.ts';
+import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
+
+interface LevelPlace {
+  readonly nodeBase: number;
+  readonly nodeCount: number;
+  readonly edgeBase: number;
+  readonly edgeCount: number;
+  readonly graphBase: number;
+  /** Coarse levels: first index of b, x, y in mgVectors. */
+  readonly vectors: readonly [number, number, number];
+}
+
+interface CoarseningPlace {
+  readonly childList: number;
+  readonly aggregates: number;
+  readonly fineEdgeList: number;
+}
+
+const NONE = 0xffffffff;
+
+export class GpuMultigrid {
+  /** INDIRECT: the workgroup counts of coarse level l at entry l − 1, set by the scalar kernel. */
+  readonly levelGroups: GPUBuffer;
+  readonly levelGroupsFull: GPUBuffer;
+  private readonly hierarchy: MultigridHierarchy;
+  private readonly levels: LevelPlace[] = [];
+  private readonly coarsenings: CoarseningPlace[] = [];
+  private readonly bound: Record<string, GPUBuffer>;
+
+  constructor(private readonly x: ExecutorServices) {
+    const { model, device, workgroupSize } = x;
+    this.hierarchy = buildMultigridHierarchy(model);
+    const graph: number[] = [];
+    const append = (values: ArrayLike<number>): number => {
+      const at = graph.length;
+      for (let k = 0; k < values.length; k++) graph.push(values[k]!);
+      return at;
+    };
+    let [nodes, edges, coarseNodes] = [0, 0, 0];
+    const coarseOffsets: number[] = [];
+    const places = this.hierarchy.levels.map((level) => {
+      const graphBase = append(level.offsets);
+      append(level.entries);
+      const place = { nodeBase: nodes, nodeCount: level.nodeCount, edgeBase: edges, edgeCount: level.edgeCount, graphBase }; // prettier-ignore
+      coarseOffsets.push(nodes === 0 ? 0 : coarseNodes);
+      if (nodes > 0) coarseNodes += level.nodeCount;
+      nodes += level.nodeCount;
+      edges += level.edgeCount;
+      return place;
+    });
+    // The coarse levels' b, x, y: three regions of mgVectors.
+    places.forEach((place, l) => {
+      const at = coarseOffsets[l]!;
+      this.levels.push({ ...place, vectors: [at, coarseNodes + at, 2 * coarseNodes + at] });
+    });
+    for (const c of this.hierarchy.coarsenings) {
+      const childList = append(c.childOffsets);
+      append(c.children);
+      const aggregates = append(Array.from(c.aggregate, (a) => (a < 0 ? NONE : a)));
+      const fineEdgeList = append(c.fineEdgeOffsets);
+      append(c.fineEdges);
+      this.coarsenings.push({ childList, aggregates, fineEdgeList });
+    }
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const full = this.levels.slice(1).flatMap((place) => {
+      const [gx, gy] = dispatchSize(place.nodeCount, workgroupSize, device.limits);
+      return [gx, gy, 1, 0];
+    });
+    const groups = Uint32Array.from(full.length ? full : [0, 0, 0, 0]);
+    this.levelGroups = x.create('mg.levelGroups', groups.byteLength, storage | GPUBufferUsage.INDIRECT);
+    this.levelGroupsFull = x.create('mg.levelGroupsFull', groups.byteLength, storage, groups.buffer);
+    this.bound = {
+      mgGraph: x.create('mg.graph', 4 * graph.length, storage, Uint32Array.from(graph).buffer),
+      mgNodes: x.create('mg.nodes', 4 * nodes * VEC4_BYTES, storage),
+      mgEdges: x.create('mg.edges', 2 * Math.max(1, edges) * VEC4_BYTES, storage),
+      mgVectors: x.create('mg.vectors', 3 * Math.max(1, coarseNodes) * VEC4_BYTES, storage),
+    };
+  }
+
+  private overrides(l: number): Record<string, number> {
+    const p = this.levels[l]!;
+    return { nodeBase: p.nodeBase, nodeCount: p.nodeCount, edgeBase: p.edgeBase, graphBase: p.graphBase, onArena: l === 0 ? 1 : 0 }; // prettier-ignore
+  }
+
+  /** A pass over level l's nodes: level 0 per particle (the caller gates it), else on its own counts. */
+  private pass(
+    kernel: 'mgSmooth' | 'mgRestrict' | 'mgProlong',
+    l: number,
+    constants: Record<string, number>,
+    extra: Record<string, GPUBuffer> = {},
+  ): Dispatch {
+    const d = this.x.dispatch(kernel, kernel, 'particles', { ...this.bound, ...extra }, { ...this.overrides(l), ...constants }, this.levels[l]!.nodeCount); // prettier-ignore
+    return l === 0 ? d : { ...d, indirect: { buffer: this.levelGroups, offset: 16 * (l - 1) } };
+  }
+
+  /**
+   * Every level's operator for the solve whose SolverParams is `solver` (after its spring
+   * states): per level its edges, then its nodes, level 0 from the springs and particles.
+   */
+  assemble(solver: GPUBuffer, particleMass: GPUBuffer, springStates: GPUBuffer): Compiled[] {
+    const out: Compiled[] = [];
+    const extra = { ...this.bound, solver, particleMass, springStates };
+    this.levels.forEach((place, l) => {
+      const fine = this.levels[l - 1];
+      const c = this.coarsenings[l - 1];
+      const edgeConstants = { ...this.overrides(l), fromSprings: l === 0 ? 1 : 0, edgeCount: place.edgeCount, fineEdgeList: c?.fineEdgeList ?? 0, fineEdgeBase: fine?.edgeBase ?? 0 }; // prettier-ignore
+      const nodeConstants = { ...this.overrides(l), fromParticles: l === 0 ? 1 : 0, childList: c?.childList ?? 0, fineNodeBase: fine?.nodeBase ?? 0, fineEdgeBase: fine?.edgeBase ?? 0, fineGraphBase: fine?.graphBase ?? 0, fineNodeCount: fine?.nodeCount ?? 0 }; // prettier-ignore
+      out.push(
+        this.x.dispatch('mgEdges', 'mgEdges', l === 0 ? 'springs' : 'particles', extra, edgeConstants, place.edgeCount),
+        this.x.dispatch('mgNodes', 'mgNodes', 'particles', extra, nodeConstants, place.nodeCount),
+      ); // prettier-ignore
+    });
+    return out;
+  }
+
+  /**
+   * One V-cycle z = V(b) from z = 0, b the arena vector `b`, iterates in the arena vectors `x` and
+   * `y` (alternated by the sweeps); returns its dispatches and the vector that holds z.
+   */
+  vcycle(b: number, x: number, y: number): { list: Compiled[]; z: number } {
+    const list: Compiled[] = [];
+    const z = this.cycle(0, [b, x, y], list);
+    return { list, z };
+  }
+
+  /** Level l's cycle from x = 0; returns the vector (of the pair) holding the result. */
+  private cycle(l: number, [b, x, y]: readonly [number, number, number], out: Compiled[]): number {
+    const { smoothing, weight, overCorrection, coarseSweeps } = MULTIGRID_CYCLE;
+    let [current, other] = [x, y];
+    const sweep = (fromZero: boolean): void => {
+      out.push(this.pass('mgSmooth', l, { levelB: b, levelX: current, levelY: other, fromZero: fromZero ? 1 : 0, weight })); // prettier-ignore
+      [current, other] = [other, current];
+    };
+    const c = this.coarsenings[l];
+    if (!c) {
+      for (let k = 0; k < coarseSweeps; k++) sweep(k === 0);
+      return current;
+    }
+    for (let k = 0; k < smoothing; k++) sweep(k === 0);
+    const coarse = this.levels[l + 1]!;
+    out.push(this.pass('mgRestrict', l + 1, { ...this.overrides(l), levelB: b, levelX: current, coarseCount: coarse.nodeCount, childList: c.childList, coarseB: coarse.vectors[0] })); // prettier-ignore
+    const correction = this.cycle(l + 1, coarse.vectors, out);
+    out.push(this.pass('mgProlong', l, { levelX: current, aggregates: c.aggregates, coarseX: correction, overCorrection })); // prettier-ignore
+    for (let k = 0; k < smoothing; k++) sweep(false);
+    return current;
+  }
+}
