@@ -399,7 +399,13 @@ export function parseCommandLine(argv) {
   return options;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (
+  process.argv[1] &&
+  resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
+  process.argv.includes('--solver-scaling')
+) {
+  await import('./solver-scaling.mjs'); // issue 10's solver scaling: its own program and options
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   let options;
   try {
     options = parseCommandLine(process.argv.slice(2));

@@ -39,6 +39,11 @@ export interface Label {
 
 export type Compiled = Dispatch | Checkpoint | Label;
 
+/** Appends `list` to `out` (a loop: a solve's unrolled list is too long to spread as arguments). */
+export function append(out: Compiled[], list: readonly Compiled[]): void {
+  for (const item of list) out.push(item);
+}
+
 /** The dispatches of `list` not yet indirect made indirect on the counts of their domain. */
 export function indirectBy(
   list: readonly Compiled[],

@@ -10,7 +10,7 @@ import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/imp
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
 import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
-import { indirectBy } from './dispatch.ts';
+import { append, indirectBy } from './dispatch.ts';
 import { dispatchSize, readBuffer, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
@@ -172,7 +172,7 @@ export class GpuImplicitOps {
         return;
       }
       case 'solve':
-        out.push(...this.solve(ref(op.rhs), ref(op.to), op.system));
+        append(out, this.solve(ref(op.rhs), ref(op.to), op.system));
         return;
       case 'measure': {
         const entries = Object.entries(op.quantities);
@@ -281,8 +281,9 @@ export class GpuImplicitOps {
     this.x.compile(op.begin, heads, out);
     const max = this.options.newtonIterations;
     for (let i = 0; i <= max; i++) {
-      out.push(...residualList, check, { kind: 'checkpoint', at: this.counts.particles, until: 'newtonEnd' });
-      if (i < max) out.push(...updateList, this.scalars('NEWTON_NEXT'));
+      append(out, residualList);
+      out.push(check, { kind: 'checkpoint', at: this.counts.particles, until: 'newtonEnd' });
+      if (i < max) append(out, [...updateList, this.scalars('NEWTON_NEXT')]);
     }
     out.push({ kind: 'label', id: 'newtonEnd' }, this.scalars('NEWTON_END'));
   } // prettier-ignore
