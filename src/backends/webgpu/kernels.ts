@@ -23,6 +23,7 @@ import mgNodes from '../../../shaders/mg-nodes.wgsl?raw';
 import mgSmooth from '../../../shaders/mg-smooth.wgsl?raw';
 import mgRestrict from '../../../shaders/mg-restrict.wgsl?raw';
 import mgProlong from '../../../shaders/mg-prolong.wgsl?raw';
+import mgCoarseSolve from '../../../shaders/mg-coarse-solve.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
@@ -43,7 +44,7 @@ const IMPLICIT = {
   programDots,
 };
 
-const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgRestrict, mgProlong };
+const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgRestrict, mgProlong, mgCoarseSolve };
 
 const PROGRAM = { programForces, programGather, programCombine, programNorm };
 

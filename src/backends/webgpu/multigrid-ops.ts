@@ -81,7 +81,8 @@ export class GpuMultigrid {
       const [gx, gy] = dispatchSize(place.nodeCount, workgroupSize, device.limits);
       return [gx, gy, 1, 0];
     });
-    const groups = Uint32Array.from(full.length ? full : [0, 0, 0, 0]);
+    // The last entry gates the coarsest solve: one workgroup while a solve runs.
+    const groups = Uint32Array.from([...full, 1, 1, 1, 0]);
     this.levelGroups = x.create('mg.levelGroups', groups.byteLength, storage | GPUBufferUsage.INDIRECT);
     this.levelGroupsFull = x.create('mg.levelGroupsFull', groups.byteLength, storage, groups.buffer);
     this.bound = {
@@ -148,8 +149,10 @@ export class GpuMultigrid {
     };
     const c = this.coarsenings[l];
     if (!c) {
-      for (let k = 0; k < coarseSweeps; k++) sweep(k === 0);
-      return current;
+      // All the sweeps in one workgroup (an even count: the result ends in x).
+      const single = this.x.dispatch('mgCoarseSolve', 'mgCoarseSolve', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, sweeps: coarseSweeps, weight }); // prettier-ignore
+      out.push(l === 0 ? single : { ...single, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } }); // prettier-ignore
+      return x;
     }
     for (let k = 0; k < smoothing; k++) sweep(k === 0);
     const coarse = this.levels[l + 1]!;
