@@ -1,11 +1,14 @@
 // Start of a linear solve, one thread per particle (CPU mirror: src/cpu/linear-solver.ts):
 //   x = 0, r = b, z = P⁻¹ r, p = z;  partial sums of (r·z, b·b) per workgroup.
+// Warm (`warm` = 1): x keeps the last solution and r = b − A x, A x computed into productRef.
 // P⁻¹ is the stored inverse diagonal, or the identity on free particles for plain CG.
 
 override rhsRef: u32 = 0u;        // b
 override solutionRef: u32 = 0u;   // x
 override residualRef: u32 = 0u;   // r
 override directionRef: u32 = 0u;  // p
+override warm: u32 = 0u;          // 1: start from x, with q = A x in productRef
+override productRef: u32 = 0u;
 
 @group(0) @binding(4) var<uniform> solver: SolverParams;
 @group(0) @binding(5) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹ blocks
@@ -23,11 +26,16 @@ fn cgInitMain(
   var sums = vec4<f32>(0.0);
   if (i < params.particleCount) {
     let b = loadVector(rhsRef, i);
-    let z = preconditioned(i, b);
-    storeVector(solutionRef, i, vec3<f32>(0.0));
-    storeVector(residualRef, i, b);
+    var r = b;
+    if (warm == 1u) {
+      r = b - loadVector(productRef, i);
+    } else {
+      storeVector(solutionRef, i, vec3<f32>(0.0));
+    }
+    let z = preconditioned(i, r);
+    storeVector(residualRef, i, r);
     storeVector(directionRef, i, z);
-    sums = vec4<f32>(dot(b, z), dot(b, b), 0.0, 0.0);
+    sums = vec4<f32>(dot(r, z), dot(b, b), 0.0, 0.0);
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {

@@ -45,3 +45,41 @@ test.each([32, 64])(
   },
   120_000,
 );
+
+test.each(['pcg', 'multigrid'] as const)(
+  'warm starts (%s, 32² cloth, 6 steps): fewer iterations than cold starts on the CPU, the same ones on the GPU',
+  async (solver) => {
+    const model = issueCloth(32);
+    const options = { ...OPTIONS, solver, tolerance: 1e-5, maxIterations: 400 };
+    const run = async (warmStart: boolean, backend: 'cpu' | 'webgpu') => {
+      const simulation = await createSimulation(model, { ...options, warmStart, backend, ...(backend === 'webgpu' ? { device: node.runner() } : { precision: 'f32' as const }) }); // prettier-ignore
+      try {
+        simulation.step(6);
+        return { stats: (await simulation.readSolverStats())!, state: await simulation.readState() };
+      } finally {
+        simulation.destroy();
+      }
+    };
+    const [cold, warm, gpu] = [await run(false, 'cpu'), await run(true, 'cpu'), await run(true, 'webgpu')];
+    console.log(`${solver}: ${cold.stats.linearIterations} iterations cold, ${warm.stats.linearIterations} warm (CPU f32); GPU warm ${gpu.stats.linearIterations}`); // prettier-ignore
+    expect(warm.stats.unconvergedSolves + gpu.stats.unconvergedSolves).toBe(0);
+    expect(warm.stats.linearIterations).not.toBe(cold.stats.linearIterations); // it did start elsewhere
+    expect(Math.abs(gpu.stats.linearIterations - warm.stats.linearIterations)).toBeLessThanOrEqual(warm.stats.linearSolves); // prettier-ignore
+    // Both solved each step to 1e-5: the warm run ends where the cold one does.
+    let motion = 0;
+    for (let k = 0; k < cold.state.positions.length; k++) motion = Math.max(motion, Math.abs(cold.state.positions[k]! - model.particlePositions[k]!)); // prettier-ignore
+    expectClose(
+      warm.state.positions,
+      cold.state.positions,
+      1e-3 * motion,
+      `${solver}: warm vs cold positions (m)`,
+    );
+    expectClose(
+      gpu.state.positions,
+      warm.state.positions,
+      1e-3 * motion,
+      `${solver}: GPU vs CPU warm positions (m)`,
+    );
+  },
+  120_000,
+);

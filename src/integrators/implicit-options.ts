@@ -46,6 +46,12 @@ export interface ImplicitOptions {
   solver?: LinearSolverName;
   /** Preconditioner of 'pcg' (and the diagonal of 'jacobi'): 3×3 blocks or scalars. Default 'block'. */
   preconditioner?: 'block' | 'scalar';
+  /**
+   * Start each linear solve from the last solution of the same solve — for single-solve schemes
+   * the previous step's, a good guess when the motion is smooth — instead of 0 (r₀ = b − A x₀).
+   * Default false.
+   */
+  warmStart?: boolean;
   /** Most linear-solver iterations per solve. Default 200. */
   maxIterations?: number;
   /**

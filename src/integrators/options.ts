@@ -92,6 +92,7 @@ export function resolveImplicitOptions(
     jacobian: value(options, 'jacobian'),
     maxIterations: value(options, 'maxIterations'),
     tolerance: value(options, 'tolerance'),
+    warmStart: value(options, 'warmStart'),
     newtonIterations: value(options, 'newtonIterations'),
     correctionTolerance: value(options, 'correctionTolerance'),
     residualTolerance: value(options, 'residualTolerance'),

@@ -65,7 +65,9 @@ export function solveLinear(
   model: Model,
   states: SpringStates,
   system: SystemCoefficients,
-  options: Pick<ResolvedImplicitOptions, 'solver' | 'preconditioner' | 'maxIterations' | 'tolerance'>,
+  options: Pick<ResolvedImplicitOptions, 'solver' | 'preconditioner' | 'maxIterations' | 'tolerance'> & {
+    warmStart?: boolean;
+  },
   b: RealArray,
   x: RealArray,
   work: SolverWorkspace,
@@ -82,7 +84,7 @@ export function solveLinear(
     multigrid && options.solver === 'multigrid'
       ? multigrid.precondition(from, to)
       : applyPreconditioner(model, inverseDiagonal, usesDiagonal, from, to);
-  x.fill(0);
+  if (!options.warmStart) x.fill(0);
   const bb = dot(b, b);
   const tolerance2 = options.tolerance * options.tolerance * bb;
   if (bb === 0) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
@@ -106,7 +108,11 @@ export function solveLinear(
     };
   }
 
-  r.set(b);
+  // r₀ = b − A x₀ (x₀ = 0: r₀ = b).
+  if (options.warmStart) {
+    systemProduct(model, states, system, x, q);
+    for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
+  } else r.set(b);
   precondition(r, z);
   p.set(z);
   let rz = dot(r, z);

@@ -201,7 +201,7 @@ export class GpuImplicitOps {
     const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)); // prettier-ignore
     const list: Compiled[] = [];
     if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, withA));
-    list.push(this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r!, directionRef: p! }), this.scalars('CG_START')); // prettier-ignore
+    list.push(...this.start(rhsRef, solutionRef, withA.solver), this.scalars('CG_START'));
     const iteration = indirectBy(
       o.solver === 'jacobi'
         ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q! }, withA), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: q!, solutionRef }), this.scalars('JACOBI')]
@@ -215,6 +215,14 @@ export class GpuImplicitOps {
     }
     list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
     return list;
+  }
+
+  /** x = 0 and r = b, or with warm starts x kept and r = b − A x (the product first); p = P⁻¹ r. */
+  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer): Dispatch[] {
+    const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)) as [number, number, number]; // prettier-ignore
+    const warm = this.options.warmStart;
+    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r, directionRef: p, warm: warm ? 1 : 0, productRef: q }, { solver }); // prettier-ignore
+    return warm ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q }, { solver }), init] : [init]; // prettier-ignore
   }
 
   /**
@@ -246,7 +254,7 @@ export class GpuImplicitOps {
     ], cg); // prettier-ignore
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),
-      this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r, directionRef: p }, { solver }),
+      ...this.start(rhsRef, solutionRef, solver),
       this.scalars('CG_START'),
       ...start,
     ]; // prettier-ignore
