@@ -34,10 +34,10 @@ import {
   NO_RHS_TERMS,
   type SolverWorkspace,
   type RealArray,
-  rhsCoefficients,
-  systemCoefficients,
   FLOAT32_TOLERANCE_FLOOR,
 } from '../../src/internal.ts';
+
+import { expectedRhs, expectedSystem } from './implicit-coefficients.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Scenes
@@ -329,7 +329,8 @@ export async function runKernelCase(device: GPUDevice, c: KernelCase): Promise<K
   try {
     const rm = c.rayleigh ? RAYLEIGH.rayleighMass : 0;
     const rk = c.rayleigh ? RAYLEIGH.rayleighStiffness : 0;
-    const system = systemCoefficients(c.integrator, DT, rm, rk, sim.options);
+    const scheme = { h: DT, rm, rk, gamma: sim.options.newmarkGamma, beta: sim.options.newmarkBeta };
+    const system = expectedSystem(c.integrator, scheme);
     await sim.kernels.run('springJacobians');
     const states = await sim.kernels.readSpringStates();
     const array = (
@@ -378,7 +379,7 @@ export async function runKernelCase(device: GPUDevice, c: KernelCase): Promise<K
         await sim.kernels.run('implicitRhs');
         const gpu = await sim.kernels.read('rhs');
         const reference = new Float64Array(n3);
-        const coefficients = rhsCoefficients(c.integrator, DT, rm, rk, sim.options);
+        const coefficients = expectedRhs(c.integrator, scheme);
         assembleRhs(m32, states, coefficients, m32.particleVelocities, accelerations, extra, reference);
         return { compared: [array('rhs', 'N', 3, gpu, reference)], scalars: {} };
       }
@@ -676,7 +677,14 @@ export async function runCgSequence(device: GPUDevice, c: CgSequenceCase): Promi
   const converged = await solveOn(100);
   const convergedAt = converged.control.cgIterations!;
   const { states } = converged;
-  const system = systemCoefficients(c.integrator, DT, 0, 0, resolveImplicitOptions(c.integrator, {}));
+  const defaults = resolveImplicitOptions(c.integrator, {});
+  const system = expectedSystem(c.integrator, {
+    h: DT,
+    rm: 0,
+    rk: 0,
+    gamma: defaults.newmarkGamma,
+    beta: defaults.newmarkBeta,
+  });
   const b = converged.b;
   const exact = new Float64Array(n3);
   solveLinear(
