@@ -61,17 +61,19 @@ test('a model larger than the device allows is refused before allocation, naming
   expect(() => checkDeviceFits(model, device.limits, 64)).not.toThrow();
 });
 
-test('divergence on the GPU is detected at readback (WeftDivergenceError), not returned as a state', async () => {
-  // Explicit Euler amplifies an undamped oscillation by √(1 + (hω)²) per step; with ω = 1000/s
-  // and h = 0.01 that is ×10 per step, past float32's range within 40 steps.
+// Every GPU path reads its state through the same check; each family is run to a blow-up here.
+// The stiff rope has ω = 1000/s, so h = 0.01 puts hω = 10 far outside each scheme's stability:
+// explicit Euler grows ×√(1 + (hω)²) ≈ 10 per step; Adams–Bashforth 2 has a root of modulus ≈ hω;
+// Newmark with β = 0 (γ = ½) is the explicit central difference, stable only for hω ≤ 2.
+test.each([
+  ['explicit-euler', {}],
+  ['adams-bashforth-2', {}],
+  // A = M + hγB is diagonal here: one iteration solves it; past the blow-up (NaN) the cap stops each solve.
+  ['newmark', { newmarkBeta: 0, newmarkGamma: 0.5, maxIterations: 5 }],
+] as const)('divergence on the GPU (%s) is detected at readback (WeftDivergenceError), not returned as a state', async (integrator, extra) => {
   const stiff = buildRope({ particles: 2, stiffness: 1e5, particleMass: 0.1, gravity: [0, -9.81, 0] });
-  const simulation = await createSimulation(stiff, {
-    backend: 'webgpu',
-    integrator: 'explicit-euler',
-    dt: 0.01,
-    device,
-  });
-  simulation.step(200);
+  const simulation = await createSimulation(stiff, { backend: 'webgpu', integrator, dt: 0.01, device, ...extra });
+  simulation.step(60);
   await expect(simulation.readState()).rejects.toThrow(WeftDivergenceError);
   simulation.destroy();
-});
+}); // prettier-ignore
