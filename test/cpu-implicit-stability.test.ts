@@ -192,7 +192,13 @@ describe(`stiff ${SIZE}×${SIZE} cloth at h = 1/60 s`, () => {
           : `step ${energyBlowUp} (E = ${energyAtBlowUp.toExponential(2)})`,
       WeftDivergenceError: divergence === undefined ? 'never' : `step ${divergence}`,
     });
-    expect(energyBlowUp ?? divergence, 'symplectic Euler neither gained energy nor diverged').toBeDefined();
-    expect(energyBlowUp ?? divergence!).toBeLessThanOrEqual(1000);
+    // Its stiffest modes have h ω far above 2 (k = 1e4 N/m on 0.1 kg, h = 1/60 s: h ω ≈ 5 per
+    // spring, more where springs add), where symplectic Euler grows by about (h ω)² per step: the
+    // energy passes the bound within a few steps (measured: 3) and float64 overflows after a few
+    // dozen (measured: 63). The bounds leave room for rounding, not for a stable scheme.
+    expect(energyBlowUp, 'symplectic Euler gained energy within 10 steps').toBeLessThanOrEqual(10);
+    expect(divergence, 'symplectic Euler reached WeftDivergenceError within 200 steps').toBeLessThanOrEqual(
+      200,
+    );
   });
 });
