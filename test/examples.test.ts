@@ -132,7 +132,7 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
   // The overlay shows the solver's statistics and the energy, read back now and then.
   await page.waitForFunction(
     () =>
-      /CG: [\d.]+ iterations\/solve/.test(document.getElementById('stats')!.textContent ?? '') &&
+      /CG \(pcg\): [\d.]+ iterations\/solve/.test(document.getElementById('stats')!.textContent ?? '') &&
       /energy -?[\d.]+ J/.test(document.getElementById('stats')!.textContent ?? ''),
     { timeout: 20_000, polling: 200 },
   );
@@ -151,6 +151,24 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
   const frames = await page.evaluate(() => window.__weft!.frames);
   await waitForFrames(page, errors, frames + 3);
   expect(await page.evaluate(() => window.__weft!.time)).toBeGreaterThan(before);
+  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the cloth demo solves with multigrid-preconditioned CG: few iterations, none stopped at the cap', async () => {
+  // 32² cloth at dt = 1/60: diagonal PCG needs about 90 iterations per solve, multigrid about 12.
+  const { page, errors } = await open(
+    '/examples/cloth/?size=32&dt=0.0166667&substeps=1&solver=multigrid&maxIterations=40',
+  );
+  await waitForFrames(page, errors, 3);
+  const line = await page.waitForFunction(
+    () => /CG \(multigrid\): ([\d.]+) iterations\/solve.*; (\d+) solves stopped at the cap/.exec(document.getElementById('stats')!.textContent ?? '')?.slice(1), // prettier-ignore
+    { timeout: 30_000, polling: 200 },
+  );
+  const [perSolve, capped] = ((await line.jsonValue()) as string[]).map(Number);
+  expect(perSolve, 'iterations per solve').toBeLessThanOrEqual(20);
+  expect(capped, 'solves stopped at the cap').toBe(0);
   expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
   expect(errors).toEqual([]);
   await page.close();

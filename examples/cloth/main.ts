@@ -66,6 +66,7 @@ interface Settings {
   integrator: GpuIntegratorName;
   dt: number;
   substeps: number;
+  solver: 'pcg' | 'multigrid' | 'cg';
   maxIterations: number;
   tolerance: number;
   size: number;
@@ -118,6 +119,7 @@ function readSettings(): Settings {
     integrator: input('integrator').value as GpuIntegratorName,
     dt: number('dt'),
     substeps: Math.max(1, Math.round(number('substeps')) || 1),
+    solver: input('solver').value as Settings['solver'],
     maxIterations: number('maxIterations'),
     tolerance: number('tolerance'),
     size: number('size'),
@@ -190,6 +192,7 @@ function showStepHint(settings: Settings): void {
     ? `Implicit: stable at large dt; CG iterations bound the cost. Explicit schemes would need dt ≲ ${limit.toPrecision(2)} s here.`
     : `Explicit: stable for dt ≲ ${limit.toPrecision(2)} s on this cloth (2/ω_max; explicit-euler only with enough damping); ${Math.ceil(FRAME_TIME / limit)}+ substeps per frame for real time.`;
   input('maxIterations').disabled = !isImplicit(settings.integrator);
+  input('solver').disabled = !isImplicit(settings.integrator);
   input('tolerance').disabled = !isImplicit(settings.integrator);
 }
 
@@ -216,7 +219,7 @@ function simulationOptions(
     dt: settings.dt,
     rayleighMass: settings.rayleigh,
     ...(isImplicit(settings.integrator)
-      ? { maxIterations: settings.maxIterations, tolerance: settings.tolerance, checkEvery: 0 }
+      ? { solver: settings.solver, maxIterations: settings.maxIterations, tolerance: settings.tolerance, checkEvery: 0 } // prettier-ignore
       : {}),
   };
 }
@@ -446,7 +449,7 @@ async function main(): Promise<void> {
       if (!current.implicit) return;
       const { maxIterations, tolerance } = settings;
       solverLine =
-        `CG: ${(iterations / solves).toFixed(1)} iterations/solve (cap ${maxIterations}), residual ` +
+        `CG (${settings.solver}): ${(iterations / solves).toFixed(1)} iterations/solve (cap ${maxIterations}), residual ` +
         `${stats.lastResidual.toExponential(1)} (tolerance ${tolerance}); ${stats.unconvergedSolves} solves stopped at the cap` +
         (newton > 0 && steps > 0 ? ` · Newton ${(newton / steps).toFixed(1)}/step` : '');
     });
