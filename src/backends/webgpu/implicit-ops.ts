@@ -244,7 +244,7 @@ export class GpuImplicitOps {
     const rz = (second: number): Dispatch => this.x.dispatch('programDots', 'rz', 'particles', {}, { count: 2, u0: r, w0: cycle.z, u1: r, w1: second }); // prettier-ignore
     const start: Compiled[] = indirectBy([...cycle.list, rz(r), this.scalars('CG_RZ'), this.x.dispatch('programCombine', 'combine', 'particles', { op: this.copyUniform() }, { outputCount: 1, to0: p, terms0: 1, ref00: cycle.z })], cg); // prettier-ignore
     const iteration = indirectBy([
-      this.kernel('systemProduct', 'particles', { inputRef: p, productRef: q }, { solver }),
+      mg.product(p, q),
       this.scalars('CG_ALPHA'),
       this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r, directionRef: p, productRef: q }, { solver }),
       ...cycle.list,

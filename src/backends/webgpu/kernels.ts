@@ -24,6 +24,7 @@ import mgSmooth from '../../../shaders/mg-smooth.wgsl?raw';
 import mgRestrict from '../../../shaders/mg-restrict.wgsl?raw';
 import mgProlong from '../../../shaders/mg-prolong.wgsl?raw';
 import mgCoarseSolve from '../../../shaders/mg-coarse-solve.wgsl?raw';
+import mgProduct from '../../../shaders/mg-product.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
@@ -44,7 +45,7 @@ const IMPLICIT = {
   programDots,
 };
 
-const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgRestrict, mgProlong, mgCoarseSolve };
+const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgRestrict, mgProlong, mgCoarseSolve, mgProduct };
 
 const PROGRAM = { programForces, programGather, programCombine, programNorm };
 

@@ -129,6 +129,11 @@ export class GpuMultigrid {
     return out;
   }
 
+  /** q = A p on level 0 from the compact blocks (p, q arena vectors), with CG's (p·q) partials. */
+  product(p: number, q: number): Dispatch {
+    return this.x.dispatch('mgProduct', 'mgProduct', 'particles', this.bound, { ...this.overrides(0), inputRef: p, productRef: q }); // prettier-ignore
+  }
+
   /**
    * One V-cycle z = V(b) from z = 0, b the arena vector `b`, iterates in the arena vectors `x` and
    * `y` (alternated by the sweeps); returns its dispatches and the vector that holds z.

@@ -1,0 +1,29 @@
+// CG's product q = A p on level 0 from the multigrid's compact blocks (CPU mirror:
+// CpuMultigrid.applyLevel(0)): per particle S_i 32 bytes, per incident spring its entry 8, E 32
+// and p_j 16 bytes — against system-product.wgsl's 64-byte spring state — with the partial sums
+// (p·q) of CG's α. Fixed particles: q = 0.
+
+override inputRef: u32 = 0u;    // p
+override productRef: u32 = 0u;  // q = A p
+
+@group(0) @binding(8) var<storage, read_write> partials: array<vec4<f32>>;
+
+@compute @workgroup_size(workgroupSize)
+fn mgProductMain(
+  @builtin(global_invocation_id) id: vec3<u32>,
+  @builtin(num_workgroups) groups: vec3<u32>,
+  @builtin(local_invocation_index) local: u32,
+  @builtin(workgroup_id) group: vec3<u32>,
+) {
+  let i = threadIndex(id, groups);
+  var sums = vec4<f32>(0.0);
+  if (i < nodeCount) {
+    let q = levelProduct(inputRef, i);
+    storeVector(productRef, i, q);
+    sums = vec4<f32>(dot(loadVector(inputRef, i), q), 0.0, 0.0, 0.0);
+  }
+  let total = workgroupSum(local, sums);
+  if (local == 0u) {
+    partials[groupIndex(group, groups)] = total;
+  }
+}
