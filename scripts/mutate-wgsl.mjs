@@ -45,7 +45,8 @@ function candidates(lines) {
     for (const [pattern, replacement, what] of swaps)
       for (const match of code.matchAll(pattern)) {
         const value = replacement ?? String(2 * Number(match[1]));
-        if (replacement === null && /e/.test(value)) continue;
+        // ×2 of 0 is 0 (an equivalent mutant); exponents are left alone.
+        if (replacement === null && (Number(match[1]) === 0 || /e/.test(value))) continue;
         const mutated =
           line.slice(0, match.index) + (replacement ?? value) + line.slice(match.index + match[0].length);
         out.push([i, mutated, `${what} at column ${match.index + 1}`]);

@@ -7,7 +7,7 @@
  * are renamed copies.
  */
 import { expect, test } from 'vitest';
-import { buildCloth, type Model } from '../src/index.ts';
+import { buildCloth, createSimulation, type Model } from '../src/index.ts';
 import {
   CpuProgramStepper,
   resolveImplicitOptions,
@@ -70,5 +70,27 @@ test('velocity-implicit Euler as a program: WebGPU and the CPU executor (f32) ag
     expect(moved).toBeGreaterThan(1e-4);
   } finally {
     gpu.destroy();
+  }
+});
+
+// Caribou's criteria are each disabled by a tolerance ≤ 0 (src/integrators/implicit-options.ts):
+// with the correction test off, backward Euler's Newton loops stop by the residual test alone, on
+// the GPU exactly as on the CPU. (The WGSL mutant `tc > 0` → `tc >= 0` is equivalent: with tc = 0
+// the test ‖δa‖² < 0 · ‖Σδa‖² can never hold either way.)
+test('backward Euler with the correction criterion disabled (0): the GPU stops its Newton loops where the CPU does', async () => {
+  const model = cloth();
+  const options = { integrator: 'backward-euler', dt: 1 / 60, correctionTolerance: 0, residualTolerance: 1e-3, newtonIterations: 8 } as const; // prettier-ignore
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
+  const enabled = await createSimulation(model, { ...options, correctionTolerance: 1e-1, precision: 'f32' });
+  try {
+    for (const s of [gpu, cpu, enabled]) s.step(4);
+    const [g, c, e] = [(await gpu.readSolverStats())!, (await cpu.readSolverStats())!, (await enabled.readSolverStats())!]; // prettier-ignore
+    expect(g.newtonIterations).toBe(c.newtonIterations);
+    expect(g.unconvergedSteps).toBe(c.unconvergedSteps);
+    // The criterion matters here: enabled at 1e-1 it stops the loops earlier.
+    expect(e.newtonIterations).toBeLessThan(c.newtonIterations);
+  } finally {
+    for (const s of [gpu, cpu, enabled]) s.destroy();
   }
 });
