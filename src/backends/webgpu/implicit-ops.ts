@@ -11,7 +11,7 @@ import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
 import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
 import { append, indirectBy } from './dispatch.ts';
-import { dispatchSize, readBuffer, VEC4_BYTES } from './gpu-common.ts';
+import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
 
@@ -44,6 +44,8 @@ export class GpuImplicitOps {
   /** Workgroup counts (x, y, 1) of a per-particle and a per-spring pass. */
   private readonly groups: { particles: number[]; springs: number[] };
   private copy: GPUBuffer | null = null;
+  /** Staging for {@link readStats}, made once (an adaptive stepper reads it every attempt). */
+  private readonly statsReadback: GPUBuffer;
   /** The multigrid preconditioner ('multigrid' solves only). */
   private readonly multigrid: GpuMultigrid | null;
   /** The SolverParams of each system (a `solve` op's coefficients), made once. */
@@ -74,6 +76,7 @@ export class GpuImplicitOps {
     new Uint32Array(initial, offset('newtonParticleGroups'), 4).set(particleGroups);
     new Uint32Array(initial, offset('newtonSpringGroups'), 4).set(springGroups);
     this.control = x.create('solverControl', controlLayout.size, storage | GPUBufferUsage.INDIRECT, initial);
+    this.statsReadback = x.create('solverControlReadback', controlLayout.size, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST); // prettier-ignore
     const at = (member: string): IndirectArguments => ({ buffer: this.control, offset: offset(member) });
     this.counts = {
       cg: at('cgGroups'),
@@ -298,7 +301,22 @@ export class GpuImplicitOps {
 
   /** The statistics of every solve and Newton loop so far (a readback: not for the real-time path). */
   async readStats(): Promise<Omit<SolverStats, 'steps'> & { estimatorIterations: number }> {
-    const view = new DataView((await readBuffer(this.x.device, this.control)).buffer);
+    const encoder = this.x.device.createCommandEncoder({ label: 'GpuImplicitOps.readStats' });
+    this.encodeStatsReadback(encoder);
+    this.x.device.queue.submit([encoder.finish()]);
+    return this.mapStats();
+  }
+
+  /** Encodes the copy {@link mapStats} reads, to share a submission with other readbacks. */
+  encodeStatsReadback(encoder: GPUCommandEncoder): void {
+    encoder.copyBufferToBuffer(this.control, 0, this.statsReadback, 0, this.statsReadback.size);
+  }
+
+  /** The statistics copied by {@link encodeStatsReadback} (after its submission; calls one at a time). */
+  async mapStats(): Promise<Omit<SolverStats, 'steps'> & { estimatorIterations: number }> {
+    await this.statsReadback.mapAsync(GPUMapMode.READ);
+    const view = new DataView(this.statsReadback.getMappedRange().slice(0));
+    this.statsReadback.unmap();
     const layout = kernels().solverScalars.structs.get('SolverControl')!;
     const u32 = (name: string): number => view.getUint32(layout.members.get(name)!.offset, true);
     const f32 = (name: string): number => view.getFloat32(layout.members.get(name)!.offset, true);

@@ -66,12 +66,14 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
     pass.end();
     this.device.queue.submit([encoder.finish()]);
     if (implicit) await this.executor.runChecked('attempt');
+    // One submission and one round trip for the norm and, for implicit programs, the solver totals.
     const readback = this.device.createCommandEncoder({ label: 'WebGpuProgramStepper.norm' });
     this.executor.encodeNormReadback(readback);
+    implicit?.encodeStatsReadback(readback);
     this.device.queue.submit([readback.finish()]);
-    const error = await this.executor.readNorm(this.norm);
-    if (!implicit) return { kind: 'estimated', error };
-    const after = await implicit.readStats();
+    const [error, totals] = await Promise.all([this.executor.readNorm(this.norm), implicit?.mapStats()]);
+    if (!implicit || !totals) return { kind: 'estimated', error };
+    const after = totals;
     const failed = recordNewtonAttempt(this.newton, this.totals, after);
     this.residualEvaluations += after.newtonIterations - this.totals.newtonIterations + this.loopsPerAttempt;
     this.totals = after;
