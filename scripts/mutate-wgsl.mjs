@@ -5,7 +5,7 @@
 // Node), the shader restored. A mutant is killed when a test fails. Prints the score and the
 // survivors and writes reports/mutation/wgsl.json.
 //
-// Usage: node scripts/mutate-wgsl.mjs [--shader cg-update.wgsl] [--max 20]
+// Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl] [--max 20]
 //   --max: mutants at most (sampled evenly over all candidates; every GPU test run takes minutes
 //   on SwiftShader, so the full set is for a long, separate run).
 import { execFileSync } from 'node:child_process';

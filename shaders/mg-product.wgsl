@@ -1,10 +1,12 @@
 // CG's product q = A p on level 0 from the multigrid's compact blocks (CPU mirror:
 // CpuMultigrid.applyLevel(0)): per particle S_i 32 bytes, per incident spring its entry 8, E 32
 // and p_j 16 bytes — against system-product.wgsl's 64-byte spring state — with the partial sums
-// (p·q) of CG's α. Fixed particles: q = 0.
+// (p·q, r·p, r·r) of CG's reduction as in system-product.wgsl. Fixed particles: q = 0.
 
 override inputRef: u32 = 0u;    // p
 override productRef: u32 = 0u;  // q = A p
+override withResidual: u32 = 0u;
+override residualRef: u32 = 0u;  // r
 
 @group(0) @binding(8) var<storage, read_write> partials: array<vec4<f32>>;
 
@@ -20,7 +22,12 @@ fn mgProductMain(
   if (i < nodeCount) {
     let q = levelProduct(inputRef, i);
     storeVector(productRef, i, q);
-    sums = vec4<f32>(dot(loadVector(inputRef, i), q), 0.0, 0.0, 0.0);
+    let p = loadVector(inputRef, i);
+    sums.x = dot(p, q);
+    if (withResidual == 1u) {
+      let r = loadVector(residualRef, i);
+      sums = vec4<f32>(sums.x, dot(r, p), dot(r, r), 0.0);
+    }
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {

@@ -4,8 +4,8 @@
 // It also zeroes the indirect dispatch arguments of passes that must no longer run.
 
 const CG_START: u32 = 0u;         // partials (r·z, b·b): rz, bb, rr = bb; done when b = 0
-const CG_ALPHA: u32 = 1u;         // partials (p·q): α = rz / p·q; breakdown when p·q ≤ 0
-const CG_BETA: u32 = 2u;          // partials (r·z, r·r): converged when rr ≤ tol² bb; β = rz'/rz
+const CG_FIRST: u32 = 1u;         // partials (w·u, r·u, r·r) of r₀: α₀ = γ₀/δ₀, β₀ = 0 (cg-step.wgsl)
+const CG_NEXT: u32 = 2u;          // partials (w·u, r·u, r·r) of r_{i+1}: converged when rr ≤ tol² bb; α, β
 const JACOBI: u32 = 3u;           // partials (r·r): converged when rr ≤ tol² bb
 const SOLVE_END: u32 = 4u;        // record the solve in the totals
 const NEWTON_BEGIN: u32 = 5u;     // reset the Newton loop
@@ -14,7 +14,6 @@ const CARIBOU_CHECK: u32 = 7u;    // backward-euler criteria (spec/caribou-backw
 const VARIATIONAL_CHECK: u32 = 8u;  // while ((i < max and change > newtonError) or i = 0)
 const NEWTON_NEXT: u32 = 9u;      // i += 1
 const NEWTON_END: u32 = 10u;      // release the Newton passes for what follows
-const CG_RZ: u32 = 11u;           // partials (r·z): rz after a multigrid-preconditioned start
 
 // The quantities a MEASURE stores (src/integrators/program.ts NewtonQuantity); 0: none.
 const RESIDUAL: u32 = 1u;    // ‖R‖²
@@ -25,7 +24,8 @@ const CHANGE: u32 = 5u;      // ‖q_{i+1} − q_i‖²
 
 struct ScalarStep {
   mode: u32,
-  quantities: vec4<u32>,  // MEASURE: the quantity each partial goes to; checks: x = 1, an estimator's loop
+  quantities: vec4<u32>,  // MEASURE: the quantity each partial goes to; checks: x = 1, an estimator's loop;
+                          // CG_FIRST: x = 1, a warm start
 }
 
 // (no vectors: scalars only)
@@ -61,31 +61,24 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       let run = control.newtonDone == 0u && total.y > 0.0;
       setSolving(run);
     }
-    case CG_ALPHA: {
-      if (!solving) {
-        return;
-      }
-      if (total.x > 0.0) {
-        control.alpha = control.rz / total.x;
-      } else {
-        control.alpha = 0.0;
-        setSolving(false);  // breakdown: A is not positive definite
+    case CG_FIRST: {
+      if (solving) {
+        control.beta = 0.0;
+        control.rz = total.y;
+        // A cold start has r₀ = b (nothing to check: rr = bb, even when both overflowed); a
+        // warm start (step.quantities.x = 1) may already be converged.
+        cgContinue(total.z, total.x, step.quantities.x == 1u);
       }
     }
-    case CG_BETA: {
-      if (!solving) {
-        return;
+    case CG_NEXT: {
+      if (solving) {
+        control.cgIterations += 1u;
+        // Chronopoulos–Gear: β_{i+1} = γ_{i+1}/γ_i, α_{i+1} = γ_{i+1} / (δ − β_{i+1} γ_{i+1}/α_i).
+        let beta = total.y / control.rz;
+        control.beta = beta;
+        control.rz = total.y;
+        cgContinue(total.z, total.x - beta * total.y / control.alpha, true);
       }
-      control.cgIterations += 1u;
-      control.rr = total.y;
-      if (total.y <= solver.tolerance2 * control.bb) {
-        control.cgConverged = 1u;
-        setSolving(false);
-      } else if (control.cgIterations >= solver.maxIterations) {
-        setSolving(false);
-      }
-      control.beta = total.x / control.rz;
-      control.rz = total.x;
     }
     case JACOBI: {
       if (!solving) {
@@ -114,11 +107,6 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
         if (control.cgConverged == 0u) {
           control.unconvergedSolves += 1u;
         }
-      }
-    }
-    case CG_RZ: {
-      if (solving) {
-        control.rz = total.x;
       }
     }
     case NEWTON_BEGIN: {
@@ -189,6 +177,20 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       control.newtonSpringGroups = solver.springGroups;
     }
     default: {}
+  }
+}
+
+// After the reduction of r_i (rr = r·r): stop converged when rr ≤ tol² bb, unconverged at the
+// iteration cap or on a breakdown (p·Ap = `curvature` ≤ 0: A not positive definite); else α = γ/p·Ap.
+fn cgContinue(rr: f32, curvature: f32, check: bool) {
+  control.rr = rr;
+  if (check && rr <= solver.tolerance2 * control.bb) {
+    control.cgConverged = 1u;
+    setSolving(false);
+  } else if (control.cgIterations >= solver.maxIterations || !(curvature > 0.0)) {
+    setSolving(false);
+  } else {
+    control.alpha = control.rz / curvature;
   }
 }
 

@@ -1,10 +1,13 @@
 // Matrix-free product q = A p with A = α M + β B + γ K, one thread per particle, gathering over
 // the particle's springs (CPU mirror: src/cpu/implicit-passes.ts systemProduct):
 //   q_i = α m_i p_i + Σ_s (β c n nᵀ + γ J_s)(p_i − p_j);  q_i = 0 on fixed particles.
-// Also the partial sums of p·q per workgroup (for CG's α).
+// Also the partial sums per workgroup of (p·q, r·p, r·r) (CG's reduction: cg-step.wgsl, with
+// p = u = P⁻¹ r the preconditioned residual; r·p and r·r only when `withResidual` = 1).
 
 override inputRef: u32 = 0u;    // p
 override productRef: u32 = 0u;  // q = A p
+override withResidual: u32 = 0u;
+override residualRef: u32 = 0u;  // r
 
 @group(0) @binding(4) var<uniform> solver: SolverParams;
 @group(0) @binding(5) var<storage, read> springStates: array<SpringState>;
@@ -33,9 +36,13 @@ fn systemProductMain(
         let other = incidence[entries + 2u * e + 1u];
         q += springBlockProduct(state, solver.dampingCoefficient, solver.stiffnessCoefficient, pi - loadVector(inputRef, other));
       }
-      sums = vec4<f32>(dot(pi, q), 0.0, 0.0, 0.0);
+      sums.x = dot(pi, q);
     }
     storeVector(productRef, i, q);
+    if (withResidual == 1u) {
+      let r = loadVector(residualRef, i);
+      sums = vec4<f32>(sums.x, dot(r, loadVector(inputRef, i)), dot(r, r), 0.0);
+    }
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {

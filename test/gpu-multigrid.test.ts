@@ -2,7 +2,7 @@
  * Multigrid-preconditioned CG on WebGPU (Node, SwiftShader) against the CPU reference on issue
  * 10's cloth (3.15 m square, 1 kg, k = 2000/500/100, c = 0.02, r_m = 0.1), implicit Euler at
  * dt = 1/60, tolerance 1e-3: the GPU takes the CPU's iterations (±1 per solve, float32 against
- * float32 storage), few of them, and they barely grow from 32² to 64²; the states agree.
+ * float32 storage, Chronopoulos–Gear CG against standard CG), few of them, and they barely grow from 32² to 64²; the states agree.
  */
 import { expect, test } from 'vitest';
 import { buildCloth, createSimulation, type Model } from '../src/index.ts';
@@ -64,7 +64,11 @@ test.each(['pcg', 'multigrid'] as const)(
     console.log(`${solver}: ${cold.stats.linearIterations} iterations cold, ${warm.stats.linearIterations} warm (CPU f32); GPU warm ${gpu.stats.linearIterations}`); // prettier-ignore
     expect(warm.stats.unconvergedSolves + gpu.stats.unconvergedSolves).toBe(0);
     expect(warm.stats.linearIterations).not.toBe(cold.stats.linearIterations); // it did start elsewhere
-    expect(Math.abs(gpu.stats.linearIterations - warm.stats.linearIterations)).toBeLessThanOrEqual(warm.stats.linearSolves); // prettier-ignore
+    // The GPU runs Chronopoulos–Gear CG (one reduction per iteration), the CPU standard PCG: the
+    // same iterates in exact arithmetic; in float32 at 1e-5 its recurrences cost up to 10 % more
+    // iterations (measured: pcg 803 against 767, multigrid 103 against 100).
+    expect(gpu.stats.linearIterations).toBeGreaterThanOrEqual(warm.stats.linearIterations - warm.stats.linearSolves); // prettier-ignore
+    expect(gpu.stats.linearIterations).toBeLessThanOrEqual(1.1 * warm.stats.linearIterations + warm.stats.linearSolves); // prettier-ignore
     // Both solved each step to 1e-5: the warm run ends where the cold one does.
     let motion = 0;
     for (let k = 0; k < cold.state.positions.length; k++) motion = Math.max(motion, Math.abs(cold.state.positions[k]! - model.particlePositions[k]!)); // prettier-ignore

@@ -165,8 +165,9 @@ export function vectorNames(program: Program): string[] {
   const names = new Set<string>(['x', 'v']);
   // The GPU's corrector measures each sweep's change d = next − current in these.
   if (program.corrector?.check) ['pc.dx', 'pc.dv'].forEach((n) => names.add(n));
-  // A linear solver's own vectors: residual, direction and product (the GPU's live in the arena).
-  if (program.implicit) ['cg.r', 'cg.p', 'cg.q'].forEach((n) => names.add(n));
+  // A linear solver's own vectors (the GPU's live in the arena): residual r, direction p, s = A p,
+  // u = P⁻¹ r, w = A u (Chronopoulos–Gear CG).
+  if (program.implicit) ['cg.r', 'cg.p', 'cg.s', 'cg.u', 'cg.w'].forEach((n) => names.add(n));
   // … and the multigrid V-cycle's two iterates on the particles.
   if (program.implicit?.solver === 'multigrid') ['mg.x', 'mg.y'].forEach((n) => names.add(n));
   const all = [

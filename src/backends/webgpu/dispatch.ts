@@ -68,40 +68,44 @@ export interface ExecutorServices {
   compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
 }
 
-/** Encodes the dispatches of `list` (markers ignored). */
+/** Encodes the dispatches of `list` (markers ignored); returns how many. */
 export function encodeDispatches(
   pass: GPUComputePassEncoder,
   list: readonly Compiled[],
   workgroupSize: number,
   limits: GPUSupportedLimits,
-): void {
+): number {
+  let count = 0;
   for (const d of list) {
     if (d.kind !== 'dispatch') continue;
     pass.setPipeline(d.pipeline);
     pass.setBindGroup(0, d.bindGroup);
     if (d.indirect) pass.dispatchWorkgroupsIndirect(d.indirect.buffer, d.indirect.offset);
     else if (d.threads > 0) pass.dispatchWorkgroups(...dispatchSize(d.threads, workgroupSize, limits));
+    count++;
   }
+  return count;
 }
 
 /**
  * Runs `list` submission by submission, reading the workgroup count at each checkpoint back into
  * `staging` (MAP_READ, ≥ 4 bytes) and skipping to its label when it is 0. Results are those of
- * encoding the whole list: skipped dispatches would have launched no workgroups.
+ * encoding the whole list: skipped dispatches would have launched no workgroups. Returns the
+ * count of dispatches encoded.
  */
 export async function runWithCheckpoints(
   device: GPUDevice,
   list: readonly Compiled[],
   workgroupSize: number,
   staging: GPUBuffer,
-): Promise<void> {
-  let i = 0;
+): Promise<number> {
+  let [i, count] = [0, 0];
   while (i < list.length) {
     const encoder = device.createCommandEncoder({ label: 'Weft.checkpoints' });
     const pass = encoder.beginComputePass();
     const start = i;
     while (i < list.length && list[i]!.kind !== 'checkpoint') i++;
-    encodeDispatches(pass, list.slice(start, i), workgroupSize, device.limits);
+    count += encodeDispatches(pass, list.slice(start, i), workgroupSize, device.limits);
     pass.end();
     const check = list[i];
     if (check?.kind === 'checkpoint')
@@ -115,4 +119,5 @@ export async function runWithCheckpoints(
     if (groups === 0)
       while (i < list.length && !(list[i]!.kind === 'label' && (list[i] as Label).id === check.until)) i++;
   }
+  return count;
 }

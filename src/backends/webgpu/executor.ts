@@ -56,6 +56,8 @@ export class WebGpuExecutor implements ExecutorServices {
   readonly velocities: GPUBuffer;
   /** Evaluations of a(x, v) encoded so far. */
   evaluations = 0;
+  /** Dispatches encoded so far (with checkpoints: only those before the skips). */
+  dispatchesEncoded = 0;
   /** The corrector (predictor–correctors only). */
   readonly corrector: GpuCorrectorOps | null;
   /** The implicit ops (programs with a linear system only). */
@@ -267,7 +269,7 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Encodes one run of `block` from the current ring positions into `pass`. */
   encode(pass: GPUComputePassEncoder, block: Block): void {
     const found = this.compiledBlock(block);
-    encodeDispatches(pass, found.list, this.workgroupSize, this.device.limits);
+    this.dispatchesEncoded += encodeDispatches(pass, found.list, this.workgroupSize, this.device.limits);
     this.advanceRings(found);
   }
 
@@ -277,7 +279,7 @@ export class WebGpuExecutor implements ExecutorServices {
    */
   async runChecked(block: Block): Promise<void> {
     const found = this.compiledBlock(block);
-    await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback);
+    this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback); // prettier-ignore
     this.advanceRings(found);
   }
 

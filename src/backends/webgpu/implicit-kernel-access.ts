@@ -53,9 +53,9 @@ const PROGRAM_VECTOR: Record<VectorName, string> = {
   momenta: 'p',
   rhs: 'b',
   solution: 's',
-  direction: SOLVER_VECTORS.direction,
-  product: SOLVER_VECTORS.product,
-  residual: SOLVER_VECTORS.residual,
+  direction: SOLVER_VECTORS.p,
+  product: SOLVER_VECTORS.w,
+  residual: SOLVER_VECTORS.r,
 };
 
 /** The dispatches of one {@link SingleKernel} on an implicit program's executor. */

@@ -27,8 +27,11 @@ export function scalarConstant(name: string): number {
 
 const QUANTITY_CONSTANT: Record<NewtonQuantity, string> = { residual: 'RESIDUAL', correction: 'CORRECTION', total: 'TOTAL', start: 'START', change: 'CHANGE' }; // prettier-ignore
 
-/** The solver's internal vectors (arena names): residual r, direction p, product q. */
-export const SOLVER_VECTORS = { residual: 'cg.r', direction: 'cg.p', product: 'cg.q' } as const;
+/**
+ * The solver's internal vectors (arena names): residual r, direction p, s = A p, u = P⁻¹ r and
+ * w = A u (Chronopoulos–Gear CG, shaders/cg-step.wgsl; Jacobi's q = A x in w).
+ */
+export const SOLVER_VECTORS = { r: 'cg.r', p: 'cg.p', s: 'cg.s', u: 'cg.u', w: 'cg.w' } as const;
 
 export class GpuImplicitOps {
   /** SolverControl (indirect arguments, CG and Newton scalars, totals). */
@@ -43,7 +46,6 @@ export class GpuImplicitOps {
   private readonly newton: boolean;
   /** Workgroup counts (x, y, 1) of a per-particle and a per-spring pass. */
   private readonly groups: { particles: number[]; springs: number[] };
-  private copy: GPUBuffer | null = null;
   /** Staging for {@link readStats}, made once (an adaptive stepper reads it every attempt). */
   private readonly statsReadback: GPUBuffer;
   /** The multigrid preconditioner ('multigrid' solves only). */
@@ -193,86 +195,86 @@ export class GpuImplicitOps {
   } // prettier-ignore
 
   /**
-   * One linear solve A x = b: the inverse diagonal (pcg, jacobi), the start, then maxIterations
-   * iterations dispatched indirectly on cgGroups (zeroed when the solve is done), a checkpoint
-   * every `checkEvery` of them, and the solve's totals.
+   * One linear solve A x = b. Jacobi: per iteration q = A x, the update, its check. CG and PCG
+   * (Chronopoulos–Gear, shaders/cg-step.wgsl; multigrid: {@link multigridSolve}): the inverse
+   * diagonal (pcg), the start, w = A u with the reduction, CG_FIRST, then per iteration the
+   * vector step, w = A u with the reduction, CG_NEXT — three dispatches, the first two indirect on
+   * cgGroups (zeroed when the solve is done), a checkpoint every `checkEvery` iterations, then the
+   * solve's totals.
    */
   solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients): Compiled[] {
     const o = this.options;
-    const withA = { solver: this.solverParams(system) };
-    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, withA.solver);
-    const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)); // prettier-ignore
+    const solver = this.solverParams(system);
+    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver);
+    const v = this.solverVectors();
     const list: Compiled[] = [];
-    if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, withA));
-    list.push(...this.start(rhsRef, solutionRef, withA.solver), this.scalars('CG_START'));
-    const iteration = indirectBy(
-      o.solver === 'jacobi'
-        ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q! }, withA), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: q!, solutionRef }), this.scalars('JACOBI')]
-        : [this.kernel('systemProduct', 'particles', { inputRef: p!, productRef: q! }, withA), this.scalars('CG_ALPHA'), this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r!, directionRef: p!, productRef: q! }), this.scalars('CG_BETA'), this.kernel('cgDirection', 'particles', { residualRef: r!, directionRef: p! })],
-      { particles: this.counts.cg },
-    ); // prettier-ignore
-    for (let k = 1; k <= o.maxIterations; k++) {
-      list.push(...iteration);
-      if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < o.maxIterations)
+    if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, { solver }));
+    list.push(...this.start(rhsRef, solutionRef, solver));
+    if (o.solver === 'jacobi') {
+      const iteration = indirectBy([this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: v.w }, { solver }), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
+      return this.iterate(list, iteration);
+    }
+    const product = this.kernel('systemProduct', 'particles', { inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, { solver }); // prettier-ignore
+    list.push(...indirectBy([product], { particles: this.counts.cg }), this.firstCheck());
+    const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: v.u }, { solver }); // prettier-ignore
+    return this.iterate(list, [...indirectBy([step, product], { particles: this.counts.cg }), this.scalars('CG_NEXT')]); // prettier-ignore
+  }
+
+  /** CG_FIRST, which checks r₀ only after a warm start. */
+  private firstCheck(): Dispatch {
+    return this.scalars('CG_FIRST', [this.options.warmStart ? 1 : 0, 0, 0, 0]);
+  }
+
+  /** `list`, then `iteration` maxIterations times with the checkpoints, then the totals. */
+  private iterate(list: Compiled[], iteration: readonly Compiled[]): Compiled[] {
+    const max = this.options.maxIterations;
+    for (let k = 1; k <= max; k++) {
+      append(list, iteration);
+      if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < max)
         list.push({ kind: 'checkpoint', at: this.counts.cg, until: 'solveEnd' });
     }
     list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
     return list;
   }
 
-  /** x = 0 and r = b, or with warm starts x kept and r = b − A x (the product first); p = P⁻¹ r. */
-  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer): Dispatch[] {
-    const [r, p, q] = [SOLVER_VECTORS.residual, SOLVER_VECTORS.direction, SOLVER_VECTORS.product].map((n) => this.x.reference(n)) as [number, number, number]; // prettier-ignore
-    const warm = this.options.warmStart;
-    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: r, directionRef: p, warm: warm ? 1 : 0, productRef: q }, { solver }); // prettier-ignore
-    return warm ? [this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: q }, { solver }), init] : [init]; // prettier-ignore
+  /** The arena references of the solver's vectors (names in SOLVER_VECTORS). */
+  private solverVectors(): Record<keyof typeof SOLVER_VECTORS, number> {
+    const entries = Object.entries(SOLVER_VECTORS).map(([key, name]) => [key, this.x.reference(name)]);
+    return Object.fromEntries(entries) as Record<keyof typeof SOLVER_VECTORS, number>;
   }
 
   /**
-   * CG preconditioned by a multigrid V-cycle (multigrid-ops.ts): the levels' operators, then
-   * x = 0, r = b, CG_START (b·b), z = V(r), rz = r·z, p = z; each iteration q = A p, α,
-   * x += α p and r −= α q, z = V(r), (r·z, r·r), β, p = z + β p. Every pass after CG_START is
-   * gated by cgGroups (the coarse levels by their own counts), so a converged solve stops them all.
+   * x = 0 and r = b, or with warm starts x kept and r = b − A x (the product first); u = P⁻¹ r;
+   * CG_START (b·b) starts the solve unless b = 0.
+   */
+  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer): Compiled[] {
+    const v = this.solverVectors();
+    const warm = this.options.warmStart;
+    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w }, { solver }); // prettier-ignore
+    const product = this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: v.w }, { solver }); // prettier-ignore
+    return [...(warm ? [product] : []), init, this.scalars('CG_START')];
+  }
+
+  /**
+   * CG preconditioned by a multigrid V-cycle (multigrid-ops.ts): the levels' operators, the start,
+   * u = V(r), w = A u with the reduction, CG_FIRST; each iteration the vector step (u given),
+   * u = V(r), w = A u with the reduction, CG_NEXT. Every pass after CG_START is gated by cgGroups
+   * (the coarse levels by their own counts), so a converged solve stops them all.
    */
   private multigridSolve(rhsRef: number, solutionRef: number, solver: GPUBuffer): Compiled[] {
     const mg = this.multigrid!;
-    const ref = (name: string): number => this.x.reference(name);
-    const [r, p, q] = [
-      ref(SOLVER_VECTORS.residual),
-      ref(SOLVER_VECTORS.direction),
-      ref(SOLVER_VECTORS.product),
-    ];
+    const v = this.solverVectors();
     const cg = { particles: this.counts.cg };
-    const cycle = mg.vcycle(r, ref('mg.x'), ref('mg.y'));
-    const rz = (second: number): Dispatch => this.x.dispatch('programDots', 'rz', 'particles', {}, { count: 2, u0: r, w0: cycle.z, u1: r, w1: second }); // prettier-ignore
-    const start: Compiled[] = indirectBy([...cycle.list, rz(r), this.scalars('CG_RZ'), this.x.dispatch('programCombine', 'combine', 'particles', { op: this.copyUniform() }, { outputCount: 1, to0: p, terms0: 1, ref00: cycle.z })], cg); // prettier-ignore
-    const iteration = indirectBy([
-      mg.product(p, q),
-      this.scalars('CG_ALPHA'),
-      this.kernel('cgUpdate', 'particles', { solutionRef, residualRef: r, directionRef: p, productRef: q }, { solver }),
-      ...cycle.list,
-      rz(r),
-      this.scalars('CG_BETA'),
-      this.kernel('cgDirection', 'particles', { residualRef: r, directionRef: p, givenZ: 1, zRef: cycle.z }, { solver }),
-    ], cg); // prettier-ignore
+    const cycle = mg.vcycle(v.r, this.x.reference('mg.x'), this.x.reference('mg.y'));
+    const product = mg.product(cycle.z, v.w, v.r);
+    const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),
       ...this.start(rhsRef, solutionRef, solver),
-      this.scalars('CG_START'),
-      ...start,
-    ]; // prettier-ignore
-    for (let k = 1; k <= this.options.maxIterations; k++) {
-      list.push(...iteration);
-      if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < this.options.maxIterations)
-        list.push({ kind: 'checkpoint', at: this.counts.cg, until: 'solveEnd' });
-    }
-    list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
-    return list;
-  }
-
-  /** The uniform of a one-term combination with coefficient 1 (a copy). */
-  private copyUniform(): GPUBuffer {
-    return (this.copy ??= this.x.uniform('programCombine', 'CombineOp', () => ({ coefficients0a: [1, 0, 0, 0], coefficients0b: [0, 0, 0, 0], coefficients1a: [0, 0, 0, 0], coefficients1b: [0, 0, 0, 0] }))); // prettier-ignore
+      ...indirectBy([...cycle.list, product], cg),
+      this.firstCheck(),
+    ];
+    return this.iterate(list, [...indirectBy([step, ...cycle.list, product], cg), this.scalars('CG_NEXT')]); // prettier-ignore
   }
 
   /**

@@ -6,8 +6,7 @@ import implicitRhs from '../../../shaders/implicit-rhs.wgsl?raw';
 import systemDiagonal from '../../../shaders/system-diagonal.wgsl?raw';
 import systemProduct from '../../../shaders/system-product.wgsl?raw';
 import cgInit from '../../../shaders/cg-init.wgsl?raw';
-import cgUpdate from '../../../shaders/cg-update.wgsl?raw';
-import cgDirection from '../../../shaders/cg-direction.wgsl?raw';
+import cgStep from '../../../shaders/cg-step.wgsl?raw';
 import jacobiUpdate from '../../../shaders/jacobi-update.wgsl?raw';
 import solverScalars from '../../../shaders/solver-scalars.wgsl?raw';
 import copy from '../../../shaders/copy.wgsl?raw';
@@ -38,8 +37,7 @@ const IMPLICIT = {
   systemDiagonal,
   systemProduct,
   cgInit,
-  cgUpdate,
-  cgDirection,
+  cgStep,
   jacobiUpdate,
   solverScalars,
   programDots,

@@ -129,9 +129,9 @@ export class GpuMultigrid {
     return out;
   }
 
-  /** q = A p on level 0 from the compact blocks (p, q arena vectors), with CG's (p·q) partials. */
-  product(p: number, q: number): Dispatch {
-    return this.x.dispatch('mgProduct', 'mgProduct', 'particles', this.bound, { ...this.overrides(0), inputRef: p, productRef: q }); // prettier-ignore
+  /** q = A p on level 0 from the compact blocks (arena vectors), with CG's (p·q, r·p, r·r) partials. */
+  product(p: number, q: number, r: number): Dispatch {
+    return this.x.dispatch('mgProduct', 'mgProduct', 'particles', this.bound, { ...this.overrides(0), inputRef: p, productRef: q, withResidual: 1, residualRef: r }); // prettier-ignore
   }
 
   /**

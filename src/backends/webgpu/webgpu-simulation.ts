@@ -165,9 +165,18 @@ export class WebGpuSimulation implements GpuSimulation {
     return this.program.momenta ? this.executor.location(this.program.momenta) : undefined;
   }
 
-  /** Dispatches encoded per step (for the curious and for benchmarks). */
+  /** Dispatches a `step()` encodes (for the curious and for benchmarks). */
   get dispatchesPerStep(): number {
     return this.executor.dispatchCount('step');
+  }
+
+  /**
+   * Dispatches encoded since creation. `advance()` with `checkEvery` > 0 encodes an implicit
+   * solve's iterations in chunks and stops at the first chunk that finds it done, so this grows
+   * with the iterations done, not with `maxIterations`.
+   */
+  get dispatchesEncoded(): number {
+    return this.executor.dispatchesEncoded;
   }
 
   /**

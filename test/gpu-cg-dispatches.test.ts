@@ -1,0 +1,81 @@
+/**
+ * What a WebGPU linear solve encodes (Node, SwiftShader; issue 10's "Done when"): at most three
+ * dispatches per CG iteration (Chronopoulos–Gear CG: the vector step, the product with the one
+ * reduction, the scalar step), plus the V-cycle's for multigrid — 2 × 3 sweeps, a restriction
+ * and a prolongation per coarsening and one coarsest-level dispatch (README, Multigrid) — and,
+ * through advance() with checkEvery > 0, a count that grows with the iterations done and not with
+ * maxIterations, with the same state as step().
+ */
+import { expect, test } from 'vitest';
+import { buildCloth, createSimulation, type Model } from '../src/index.ts';
+import { buildMultigridHierarchy, WebGpuSimulation } from '../src/internal.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+
+const node = useNodeDevice((device) => device);
+
+const cloth: Model = buildCloth({ nx: 12, ny: 12, spacing: 0.05, particleMass: 0.01, structuralStiffness: 2000, shearStiffness: 500, bendStiffness: 100, damping: 0.02, orientation: 'vertical' }); // prettier-ignore
+const BASE = { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-4, backend: 'webgpu' } as const;
+
+async function gpuSimulation(options: Record<string, unknown>): Promise<WebGpuSimulation> {
+  const simulation = await createSimulation(cloth, { ...BASE, ...options, device: node.runner() });
+  if (!(simulation instanceof WebGpuSimulation)) throw new Error('expected a WebGpuSimulation');
+  return simulation;
+}
+
+/** Dispatches one step() encodes with `maxIterations` = m. */
+async function perStep(solver: string, m: number): Promise<number> {
+  const simulation = await gpuSimulation({ solver, maxIterations: m });
+  try {
+    return simulation.dispatchesPerStep;
+  } finally {
+    simulation.destroy();
+  }
+}
+
+test.each([
+  ['cg', 0],
+  ['pcg', 0],
+  ['jacobi', 0],
+  // One V-cycle: (2 × 3 sweeps + restriction + prolongation) per coarsening, one coarsest dispatch.
+  ['multigrid', 8 * buildMultigridHierarchy(cloth).coarsenings.length + 1],
+])('%s: each iteration more encodes 3 dispatches (+ %i of the V-cycle)', async (solver, vcycle) => {
+  const [a, b] = [await perStep(solver, 20), await perStep(solver, 30)];
+  expect((b - a) / 10).toBe(3 + vcycle);
+}, 60_000); // prettier-ignore
+
+test.each(['pcg', 'multigrid'])(
+  '%s: advance() with checkpoints encodes as many dispatches at maxIterations 60 as at 400, and ends where step() does',
+  async (solver) => {
+    const run = async (maxIterations: number, checkEvery: number) => {
+      const simulation = await gpuSimulation({ solver, maxIterations, checkEvery });
+      try {
+        if (checkEvery > 0) await simulation.advance(2);
+        else simulation.step(2);
+        return {
+          encoded: simulation.dispatchesEncoded,
+          perStep: simulation.dispatchesPerStep,
+          stats: (await simulation.readSolverStats())!,
+          state: await simulation.readState(),
+        };
+      } finally {
+        simulation.destroy();
+      }
+    };
+    const [few, many, plain] = [await run(60, 4), await run(400, 4), await run(400, 0)];
+    console.log(`${solver}: ${few.stats.linearIterations} iterations in 2 steps; advance() encoded ${few.encoded} and ${many.encoded} dispatches (max 60, 400), step() ${plain.encoded}`); // prettier-ignore
+    expect(few.stats.unconvergedSolves + many.stats.unconvergedSolves).toBe(0);
+    expect(many.stats.linearIterations).toBe(few.stats.linearIterations);
+    expect(many.encoded).toBe(few.encoded);
+    // Past the chunk in which a solve ends nothing is encoded: at most checkEvery − 1 = 3
+    // iterations per solve are encoded and not needed.
+    const perIteration = few.perStep - (await perStep(solver, 59));
+    const fixedPerStep = few.perStep - 60 * perIteration;
+    expect(many.encoded).toBeGreaterThanOrEqual(2 * fixedPerStep + few.stats.linearIterations * perIteration);
+    expect(many.encoded).toBeLessThanOrEqual(
+      2 * fixedPerStep + (few.stats.linearIterations + 2 * 3) * perIteration,
+    );
+    expect(plain.encoded).toBe(2 * plain.perStep);
+    expect(Array.from(many.state.positions)).toEqual(Array.from(plain.state.positions)); // bit-identical
+  },
+  120_000,
+);
