@@ -2,12 +2,11 @@
 // src/cpu/implicit-passes.ts: K = −∂f/∂x, B = −∂f/∂v; spring s adds J_s (stiffness) and
 // c n nᵀ (damping) as 3×3 blocks, (K u)_a = Σ_s J_s (u_a − u_b).
 
-// One spring at the evaluation point, written by spring-jacobians.wgsl.
+// One spring at the evaluation point, written by spring-jacobians.wgsl: 32 bytes hold its force
+// f n and its blocks, J_s = k g I + k (1 − g) n nᵀ and c n nᵀ (six numbers against a 3×3 pair).
 struct SpringState {
-  force: vec4<f32>,        // xyz: force on the first endpoint, N; w: damping c, N·s/m
-  direction: vec4<f32>,    // xyz: unit n from a to b
-  jacobianDiagonal: vec4<f32>,     // J_s xx, yy, zz, N/m
-  jacobianOffDiagonal: vec4<f32>,  // J_s xy, xz, yz, N/m
+  direction: vec4<f32>,     // xyz: unit n from a to b; w: f, N (force f n on the first endpoint)
+  coefficients: vec4<f32>,  // x: k g, N/m; y: k (1 − g), N/m; z: damping c, N·s/m
 }
 
 // Coefficients of a solve and of the Newton loop, written once.
@@ -74,11 +73,31 @@ fn symmetricProduct(d: vec3<f32>, o: vec3<f32>, u: vec3<f32>) -> vec3<f32> {
   );
 }
 
-// (β c n nᵀ + γ J_s) u: one spring's block of A applied to a difference u_i − u_j.
+// The force on the spring's first endpoint, N.
+fn springForce(state: SpringState) -> vec3<f32> {
+  return state.direction.w * state.direction.xyz;
+}
+
+// (β c n nᵀ + γ J_s) u = γ k g u + (γ k (1 − g) + β c)(n·u) n: one spring's block of A applied to
+// a difference u_i − u_j.
 fn springBlockProduct(state: SpringState, beta: f32, gamma: f32, u: vec3<f32>) -> vec3<f32> {
   let n = state.direction.xyz;
-  return gamma * symmetricProduct(state.jacobianDiagonal.xyz, state.jacobianOffDiagonal.xyz, u)
-    + (beta * state.force.w * dot(n, u)) * n;
+  let k = state.coefficients;
+  return gamma * k.x * u + ((gamma * k.y + beta * k.z) * dot(n, u)) * n;
+}
+
+// A symmetric 3×3 block.
+struct SymmetricBlock {
+  diagonal: vec3<f32>,     // xx, yy, zz
+  offDiagonal: vec3<f32>,  // xy, xz, yz
+}
+
+// The block β c n nᵀ + γ J_s.
+fn springBlock(state: SpringState, beta: f32, gamma: f32) -> SymmetricBlock {
+  let n = state.direction.xyz;
+  let k = state.coefficients;
+  let along = gamma * k.y + beta * k.z;
+  return SymmetricBlock(gamma * k.x + along * n * n, along * vec3<f32>(n.x * n.y, n.x * n.z, n.y * n.z));
 }
 
 var<workgroup> reductionScratch: array<vec4<f32>, workgroupSize>;

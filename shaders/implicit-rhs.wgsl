@@ -47,7 +47,7 @@ fn implicitRhsMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wo
     let other = incidence[entries + 2u * e + 1u];
     let state = springStates[entry >> 1u];
     let sign = select(1.0, -1.0, (entry & 1u) == 1u);
-    b += sign * c.forceScale * state.force.xyz;
+    b += sign * c.forceScale * springForce(state);
     let dv = vi - loadVector(vRef, other);
     let da = ai - loadVector(aRef, other);
     b -= springBlockProduct(state, 0.0, 1.0, c.velocityStiffness * dv + c.accelerationStiffness * da);

@@ -19,11 +19,9 @@ fn mgEdgesMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
   var first = vec4<f32>(0.0);
   var second = vec4<f32>(0.0);
   if (fromSprings == 1u) {
-    let state = springStates[e];
-    let n = state.direction.xyz;
-    let c = solver.dampingCoefficient * state.force.w;
-    first = vec4<f32>(solver.stiffnessCoefficient * state.jacobianDiagonal.xyz + c * n * n, 0.0);
-    second = vec4<f32>(solver.stiffnessCoefficient * state.jacobianOffDiagonal.xyz + c * vec3<f32>(n.x * n.y, n.x * n.z, n.y * n.z), 0.0);
+    let blocks = springBlock(springStates[e], solver.dampingCoefficient, solver.stiffnessCoefficient);
+    first = vec4<f32>(blocks.diagonal, 0.0);
+    second = vec4<f32>(blocks.offDiagonal, 0.0);
   } else {
     let list = fineEdgeList + edgeCount + 1u;
     for (var k = mgGraph[fineEdgeList + e]; k < mgGraph[fineEdgeList + e + 1u]; k++) {

@@ -1,6 +1,6 @@
 // CG's product q = A p on level 0 from the multigrid's compact blocks (CPU mirror:
 // CpuMultigrid.applyLevel(0)): per particle S_i 32 bytes, per incident spring its entry 8, E 32
-// and p_j 16 bytes — against system-product.wgsl's 64-byte spring state — with the partial sums
+// and p_j 16 bytes — against system-product.wgsl's 32-byte spring state — with the partial sums
 // (p·q, r·p, r·r) of CG's reduction as in system-product.wgsl. Fixed particles: q = 0.
 
 override inputRef: u32 = 0u;    // p

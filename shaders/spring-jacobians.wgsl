@@ -31,12 +31,8 @@ fn springJacobiansMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(nu
       g = max(g, 0.0);
     }
   }
-  let kg = spring.stiffness * g;
-  let kn = spring.stiffness * (1.0 - g);
   springStates[s] = SpringState(
-    vec4<f32>(magnitude * n, spring.damping),
-    vec4<f32>(n, 0.0),
-    vec4<f32>(kg + kn * n * n, 0.0),
-    vec4<f32>(kn * n.x * n.y, kn * n.x * n.z, kn * n.y * n.z, 0.0),
+    vec4<f32>(n, magnitude),
+    vec4<f32>(spring.stiffness * g, spring.stiffness * (1.0 - g), spring.damping, 0.0),
   );
 }

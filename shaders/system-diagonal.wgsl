@@ -29,10 +29,9 @@ fn systemDiagonalMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
   let entries = params.particleCount + 1u;
   for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
     let state = springStates[incidence[entries + 2u * e] >> 1u];
-    let n = state.direction.xyz;
-    let c = solver.dampingCoefficient * state.force.w;
-    d += solver.stiffnessCoefficient * state.jacobianDiagonal.xyz + c * n * n;
-    o += solver.stiffnessCoefficient * state.jacobianOffDiagonal.xyz + c * vec3<f32>(n.x * n.y, n.x * n.z, n.y * n.z);
+    let blocks = springBlock(state, solver.dampingCoefficient, solver.stiffnessCoefficient);
+    d += blocks.diagonal;
+    o += blocks.offDiagonal;
   }
   if (solver.preconditioner != 2u) {
     inverseDiagonal[2u * i] = vec4<f32>(1.0 / d, 0.0);

@@ -80,10 +80,10 @@ export async function measureCopy(
 
 /**
  * Bytes the product q = A p must move at least: per particle p and q (vec4 each), the mass and
- * the CSR offset; per spring its state (64 bytes) and its two incidence entries (8 bytes each).
+ * the CSR offset; per spring its state (32 bytes) and its two incidence entries (8 bytes each).
  */
 export function productBytes(model: Model): number {
-  return 40 * model.particleCount + 80 * model.springCount;
+  return 40 * model.particleCount + 48 * model.springCount;
 }
 
 /** Times `repeats` products on the simulation's current spring states; median of `trials`. */

@@ -110,14 +110,13 @@ export function kernelAccess(executor: WebGpuExecutor, program: Program): Implic
       const force = new Float64Array(3 * s);
       const direction = new Float64Array(3 * s);
       const jacobian = new Float64Array(6 * s);
+      // SpringState (implicit-common.wgsl): (n, f), (k g, k (1 − g), c, 0); J = k g I + k (1 − g) n nᵀ.
       for (let k = 0; k < s; k++) {
-        const b = 16 * k;
-        force.set([data[b]!, data[b + 1]!, data[b + 2]!], 3 * k);
-        direction.set([data[b + 4]!, data[b + 5]!, data[b + 6]!], 3 * k);
-        jacobian.set(
-          [data[b + 8]!, data[b + 9]!, data[b + 10]!, data[b + 12]!, data[b + 13]!, data[b + 14]!],
-          6 * k,
-        );
+        const [x, y, z, f, kg, kn] = Array.from(data.subarray(8 * k, 8 * k + 6));
+        [x, y, z].forEach((c, axis) => (force[3 * k + axis] = f! * c!));
+        direction.set([x!, y!, z!], 3 * k);
+        const along = [x! * x!, y! * y!, z! * z!, x! * y!, x! * z!, y! * z!].map((p) => kn! * p);
+        jacobian.set(along.map((a, e) => (e < 3 ? kg! + a : a)), 6 * k);
       }
       return { force, direction, jacobian };
     },
