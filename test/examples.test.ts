@@ -132,8 +132,9 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
   // The overlay shows the solver's statistics and the energy, read back now and then.
   await page.waitForFunction(
     () =>
-      /CG \(multigrid\): [\d.]+ iterations\/solve/.test(document.getElementById('stats')!.textContent ?? '') &&
-      /energy -?[\d.]+ J/.test(document.getElementById('stats')!.textContent ?? ''),
+      /CG \(multigrid\): [\d.]+ iterations\/solve/.test(
+        document.getElementById('stats')!.textContent ?? '',
+      ) && /energy -?[\d.]+ J/.test(document.getElementById('stats')!.textContent ?? ''),
     { timeout: 20_000, polling: 200 },
   );
 

@@ -116,7 +116,10 @@ export function kernelAccess(executor: WebGpuExecutor, program: Program): Implic
         [x, y, z].forEach((c, axis) => (force[3 * k + axis] = f! * c!));
         direction.set([x!, y!, z!], 3 * k);
         const along = [x! * x!, y! * y!, z! * z!, x! * y!, x! * z!, y! * z!].map((p) => kn! * p);
-        jacobian.set(along.map((a, e) => (e < 3 ? kg! + a : a)), 6 * k);
+        jacobian.set(
+          along.map((a, e) => (e < 3 ? kg! + a : a)),
+          6 * k,
+        );
       }
       return { force, direction, jacobian };
     },
