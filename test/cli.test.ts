@@ -212,7 +212,7 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
     [
       'dt not a number',
       ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', 'fast', '--steps', '1'],
-      /--dt: must be a finite number, got 'fast'/,
+      /--dt: must be a finite decimal number, got 'fast'/,
     ],
     [
       'steps not an integer',
@@ -364,7 +364,16 @@ test('a diverging run is reported (exit 4), not printed as a result', async () =
     '2000',
   );
   expect(code).toBe(4);
-  expect(stdout).toBe('');
+  // The document still ends: the frame before the run (a finite one) and the error, no stats.
+  const output = JSON.parse(stdout) as {
+    frames: unknown[];
+    stats?: unknown;
+    error: { name: string; message: string };
+  };
+  expect(output.frames).toHaveLength(1);
+  expect(output.stats).toBeUndefined();
+  expect(output.error.name).toBe('WeftDivergenceError');
+  expect(output.error.message).toMatch(/particle 1 is not finite at step 2000/);
   expect(weftLines(stderr)[0]).toMatch(/diverged: particle 1 is not finite at step 2000/);
 });
 
@@ -392,7 +401,8 @@ test('an adaptive run that cannot meet its accuracy at the minimum step: one lin
     '0.01',
   );
   expect(code).toBe(4);
-  expect(stdout).toBe('');
+  const output = JSON.parse(stdout) as { frames: unknown[]; stats?: unknown; error: { name: string } };
+  expect([output.frames.length, output.stats, output.error.name]).toEqual([1, undefined, 'WeftStepSizeError']); // prettier-ignore
   const lines = weftLines(stderr);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(

@@ -35,14 +35,23 @@ export const PARSE_OPTIONS = Object.fromEntries([
   ['progress', { type: 'boolean' }] as const,
 ]) as Record<string, { type: 'string' | 'boolean' }>;
 
+/** Decimal numbers only (`0x10`, `1_0`, `Infinity` are refused): digits, point, exponent. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** `text` as a finite decimal number; the error names `field`. */
+export function decimalNumber(field: string, text: string): number {
+  const value = Number(text);
+  if (!DECIMAL.test(text.trim()) || !Number.isFinite(value))
+    throw new WeftInputError(field, `must be a finite decimal number, got '${text}'`);
+  return value;
+}
+
 /** A flag's text as its option's value, checked against its row; errors name the flag. */
 function flagValue(spec: OptionSpec, text: string): OptionValue {
   const field = `--${spec.flag}`;
   let value: OptionValue = text;
   if (spec.type === 'number') {
-    value = Number(text);
-    if (text.trim() === '' || Number.isNaN(value))
-      throw new WeftInputError(field, `must be a finite number, got '${text}'`);
+    value = decimalNumber(field, text);
   } else if (spec.type === 'boolean') {
     if (text !== 'true' && text !== 'false')
       throw new WeftInputError(field, `must be true or false, got '${text}'`);

@@ -3,7 +3,7 @@
  * exit non-zero (2: bad input, 3: no WebGPU, 4: diverged or no step size meets the accuracy);
  * never a stack trace.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
@@ -16,8 +16,12 @@ import { parseScene } from '../model/scene.ts';
 import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
 import { findAdapter } from '../backends/webgpu/device.ts';
-import { flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
+import { decimalNumber, flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
+import { JsonOutput } from './output.ts';
 import { ProgressBar } from './progress.ts';
+
+/** The largest demo cloth side: 2048² = 4.2 M particles, 25 M springs (about 1.5 GB on the CPU). */
+const MAX_DEMO_SIZE = 2048;
 
 const USAGE = `Usage:
   weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--every k] [--out file] [--progress]
@@ -36,10 +40,7 @@ function number(option: string, text: string | undefined, fallback?: number): nu
     if (fallback === undefined) throw new WeftInputError(option, 'is required');
     return fallback;
   }
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value))
-    throw new WeftInputError(option, `must be a finite number, got '${text}'`);
-  return value;
+  return decimalNumber(option, text);
 }
 
 function integer(option: string, text: string | undefined, minimum: number, fallback?: number): number {
@@ -54,7 +55,7 @@ function integratorName(text: string | undefined, fallback?: IntegratorName): In
   const name = text ?? fallback;
   if (name === undefined)
     throw new WeftInputError('--integrator', `is required (one of: ${INTEGRATOR_NAMES.join(', ')})`);
-  if (!(name in INTEGRATORS)) {
+  if (!Object.hasOwn(INTEGRATORS, name)) {
     throw new WeftInputError(
       '--integrator',
       `unknown integrator '${name}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
@@ -73,7 +74,8 @@ function backendName(text: string | undefined, fallback: 'cpu' | 'webgpu'): 'cpu
 function readScene(path: string): Model {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A UTF-8 byte-order mark (some editors write one) is not part of the JSON.
+    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new WeftInputError(
       'scene',
@@ -111,15 +113,16 @@ function frameOf(model: Model, state: SimulationState): Frame {
   };
 }
 
-/** Steps to `steps`, reading a frame at 0, every `every` steps, and at the end. */
+/** Steps to `steps`, handing `onFrame` a frame at 0, every `every` steps, and at the end. */
 async function integrate(
   simulation: Simulation,
   steps: number,
   every: number,
+  onFrame: (frame: Frame) => Promise<void>,
   progress?: ProgressBar,
-): Promise<{ frames: Frame[]; initial: SimulationState; final: SimulationState; seconds: number }> {
+): Promise<{ initial: SimulationState; final: SimulationState; seconds: number }> {
   const initial = await simulation.readState();
-  const frames = [frameOf(simulation.model, initial)];
+  await onFrame(frameOf(simulation.model, initial));
   const started = performance.now();
   let final = initial;
   let done = 0;
@@ -129,9 +132,9 @@ async function integrate(
     await simulation.advance(next - done, (d) => progress?.update(base + d));
     done = next;
     final = await simulation.readState();
-    frames.push(frameOf(simulation.model, final));
+    await onFrame(frameOf(simulation.model, final));
   }
-  return { frames, initial, final, seconds: (performance.now() - started) / 1000 };
+  return { initial, final, seconds: (performance.now() - started) / 1000 };
 }
 
 async function run(args: string[]): Promise<void> {
@@ -175,14 +178,13 @@ async function run(args: string[]): Promise<void> {
   const model = readScene(positionals[0]!);
   const options = { ...flagged, backend, integrator, precision } as SimulationOptions;
   const simulation = await createSimulation(model, options);
+  let output: JsonOutput | undefined;
   try {
+    output = await JsonOutput.open(values['out'] as string | undefined);
+    await output.begin({ integrator, backend, dt });
     const progress = values['progress'] ? new ProgressBar(integrator, steps) : undefined;
-    const result = await integrate(simulation, steps, every, progress);
-    const output = {
-      integrator,
-      backend,
-      dt,
-      frames: result.frames,
+    const result = await integrate(simulation, steps, every, (frame) => output!.frame(frame), progress);
+    await output.end({
       stats: {
         particles: model.particleCount,
         springs: model.springCount,
@@ -196,11 +198,10 @@ async function run(args: string[]): Promise<void> {
         energyFinal: energy(model, result.final.positions, result.final.velocities),
         solver: await simulation.readSolverStats(),
       },
-    };
-    const text = JSON.stringify(output);
-    const out = values['out'] as string | undefined;
-    if (out) writeFileSync(out, text + '\n');
-    else process.stdout.write(text + '\n');
+    });
+  } catch (error) {
+    await output?.fail(error);
+    throw error;
   } finally {
     simulation.destroy();
   }
@@ -222,24 +223,23 @@ async function runAdaptive(
   const model = readScene(scenePath);
   const options = { ...rest, backend, precision, integrator } as AdaptiveOptions & AdaptiveBackendOptions;
   const simulation = await createSimulation(model, options);
+  let output: JsonOutput | undefined;
   try {
+    output = await JsonOutput.open(values['out'] as string | undefined);
+    await output.begin({ integrator, backend, tEnd });
     const progress = values['progress'] ? new ProgressBar(integrator, 1000) : undefined;
     const initial = await simulation.readState();
-    const output: Frame[] = [frameOf(model, initial)];
+    await output.frame(frameOf(model, initial));
     const started = performance.now();
     let final = initial;
     for (let f = 1; f <= frames; f++) {
       const target = (tEnd * f) / frames;
       await simulation.advanceTo(target, (t) => progress?.update(Math.round((1000 * t) / tEnd)));
       final = await simulation.readState();
-      output.push(frameOf(model, final));
+      await output.frame(frameOf(model, final));
     }
     const seconds = (performance.now() - started) / 1000;
-    const json = {
-      integrator,
-      backend,
-      tEnd,
-      frames: output,
+    await output.end({
       stats: {
         particles: model.particleCount,
         springs: model.springCount,
@@ -252,10 +252,10 @@ async function runAdaptive(
         adaptive: simulation.readStats(),
         solver: await simulation.readSolverStats(),
       },
-    };
-    const out = values['out'] as string | undefined;
-    if (out) writeFileSync(out, JSON.stringify(json) + '\n');
-    else process.stdout.write(JSON.stringify(json) + '\n');
+    });
+  } catch (error) {
+    await output?.fail(error);
+    throw error;
   } finally {
     simulation.destroy();
   }
@@ -269,6 +269,11 @@ async function demo(args: string[]): Promise<void> {
   const text = (key: string): string | undefined =>
     (values as Record<string, string | boolean | undefined>)[key] as string | undefined;
   const size = integer('--size', text('size'), 2, 64);
+  if (size > MAX_DEMO_SIZE)
+    throw new WeftInputError(
+      '--size',
+      `must be at most ${MAX_DEMO_SIZE} (a ${MAX_DEMO_SIZE}² cloth), got ${size}`,
+    );
   const integrator = integratorName(text('integrator'), 'symplectic-euler');
   if (isAdaptive(integrator)) {
     throw new WeftInputError(
@@ -314,6 +319,7 @@ async function demo(args: string[]): Promise<void> {
       simulation,
       steps,
       steps || 1,
+      () => Promise.resolve(),
       new ProgressBar('simulating', steps, process.stdout),
     );
     const e = energy(model, result.final.positions, result.final.velocities);

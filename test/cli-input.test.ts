@@ -1,0 +1,79 @@
+/**
+ * The CLI never loses output and never answers hostile input with a stack trace (issue 11): output
+ * piped to another process is complete, `--out` into a missing folder is a one-line error, numbers
+ * are decimal only, a scene file's UTF-8 byte-order mark is accepted, integrator names are looked
+ * up as own properties, and the demo refuses sizes it could not allocate. Runs the built CLI.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+const WEFT = join(import.meta.dirname, '..', 'bin', 'weft.js');
+const SPRING_SCENE = join(import.meta.dirname, '..', 'examples', 'scenes', 'single-spring.json');
+const CLOTH_SCENE = join(import.meta.dirname, '..', 'examples', 'scenes', 'cloth-16.json');
+const folder = mkdtempSync(join(tmpdir(), 'weft-cli-input-'));
+
+async function weft(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('node', [WEFT, ...args], { maxBuffer: 1 << 28 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const weftLines = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('weft:'));
+
+test('output piped to a slow reader is complete: the same document as --out writes (here 6 MB)', async () => {
+  // 201 frames of a 16² cloth: far more than a pipe's 64 KiB buffer, read by a process that
+  // starts reading late, so the CLI must wait for stdout to drain before it exits.
+  const args = ['run', CLOTH_SCENE, '--integrator', 'symplectic-euler', '--dt', '0.001', '--steps', '200', '--every', '1']; // prettier-ignore
+  const [file, piped] = [join(folder, 'frames.json'), join(folder, 'piped.json')];
+  expect((await weft(...args, '--out', file)).code).toBe(0);
+  expect(statSync(file).size).toBeGreaterThan(1 << 20);
+  const quoted = args.map((a) => `'${a}'`).join(' ');
+  await run('sh', ['-c', `node '${WEFT}' ${quoted} | (sleep 1; cat > '${piped}')`]);
+  type Output = { frames: unknown[]; stats: { steps: number } };
+  const [written, read] = [file, piped].map((path) => JSON.parse(readFileSync(path, 'utf8')) as Output);
+  expect(read!.frames).toHaveLength(201);
+  expect(read!.frames).toEqual(written!.frames);
+  expect(read!.stats.steps).toBe(200);
+}, 120_000);
+
+describe('hostile input gets one line naming the field, exit code 2, no stack trace', () => {
+  const good = ['--integrator', 'rk4', '--dt', '0.01', '--steps', '2'];
+  test.each([
+    ['--out into a missing folder', ['run', SPRING_SCENE, ...good, '--out', join(folder, 'missing', 'out.json')], /^weft: --out: cannot write '.*out\.json': ENOENT/], // prettier-ignore
+    ['a hexadecimal dt', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0x10', '--steps', '1'], /^weft: --dt: must be a finite decimal number, got '0x10'/], // prettier-ignore
+    ['a hexadecimal option', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0.01', '--steps', '1', '--rayleigh-mass', '0x1'], /^weft: --rayleigh-mass: must be a finite decimal number/], // prettier-ignore
+    ['Infinity', ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', 'Infinity', '--steps', '1'], /^weft: --dt: must be a finite decimal number/], // prettier-ignore
+    ['integrator constructor', ['run', SPRING_SCENE, '--integrator', 'constructor', '--dt', '0.01', '--steps', '1'], /^weft: --integrator: unknown integrator 'constructor'/], // prettier-ignore
+    ['integrator __proto__', ['run', SPRING_SCENE, '--integrator', '__proto__', '--dt', '0.01', '--steps', '1'], /^weft: --integrator: unknown integrator '__proto__'/], // prettier-ignore
+    ['a demo too large to allocate', ['demo', '--backend', 'cpu', '--size', '1e6'], /^weft: --size: must be at most 2048/], // prettier-ignore
+  ])(
+    '%s',
+    async (_, args, message) => {
+      const { code, stderr } = await weft(...args);
+      expect(code).toBe(2);
+      expect(weftLines(stderr)).toHaveLength(1);
+      expect(weftLines(stderr)[0]).toMatch(message);
+      expect(stderr).not.toMatch(/\n\s+at /); // no stack frames
+    },
+    60_000,
+  );
+});
+
+test('a scene file with a UTF-8 byte-order mark runs as the same file without it', async () => {
+  const withMark = join(folder, 'bom.json');
+  writeFileSync(withMark, '\uFEFF' + readFileSync(SPRING_SCENE, 'utf8'));
+  const args = ['--integrator', 'rk4', '--dt', '0.01', '--steps', '5'];
+  const [plain, marked] = [await weft('run', SPRING_SCENE, ...args), await weft('run', withMark, ...args)];
+  expect(marked.code).toBe(0);
+  const frames = (text: string): unknown => (JSON.parse(text) as { frames: unknown }).frames;
+  expect(frames(marked.stdout)).toEqual(frames(plain.stdout));
+}, 60_000);
