@@ -8,6 +8,8 @@ export {
   WeftDivergenceError,
   WeftStepSizeError,
   WebGpuUnavailableError,
+  WeftDestroyedError,
+  WeftDeviceLostError,
   type WeftErrorCode,
 } from './core/errors.ts';
 export { createModel, type Model, type ModelDescription } from './model/model.ts';

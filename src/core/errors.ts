@@ -6,14 +6,17 @@
  */
 
 /** What went wrong, one word a program can switch on. */
-export type WeftErrorCode = 'input' | 'webgpu-unavailable' | 'divergence' | 'step-size';
+export type WeftErrorCode =
+  'input' | 'webgpu-unavailable' | 'divergence' | 'step-size' | 'destroyed' | 'device-lost';
 
-/** CLI exit status of each code: 2 bad input, 3 no WebGPU, 4 the run failed numerically. */
+/** CLI exit status of each code: 2 bad input, 3 no WebGPU (or lost), 4 the run failed numerically, 1 misuse. */
 const EXIT_CODES: Record<WeftErrorCode, number> = {
   input: 2,
   'webgpu-unavailable': 3,
   divergence: 4,
   'step-size': 4,
+  destroyed: 1,
+  'device-lost': 3,
 };
 
 export class WeftError extends Error {
@@ -104,5 +107,33 @@ export class WeftStepSizeError extends WeftError {
       { time, stepSize, reason },
     );
     this.name = 'WeftStepSizeError';
+  }
+}
+
+/** A simulation used after its destroy(): nothing it would return could be trusted. */
+export class WeftDestroyedError extends WeftError {
+  constructor(what: string) {
+    super('destroyed', `${what}: the simulation was destroyed (create a new one)`);
+    this.name = 'WeftDestroyedError';
+  }
+}
+
+/**
+ * The GPUDevice was lost (destroyed by its owner, a driver reset, …): no state read after the loss
+ * is real. `reason` and `message` are the device's GPUDeviceLostInfo.
+ */
+export class WeftDeviceLostError extends WeftError {
+  constructor(
+    what: string,
+    readonly reason: string,
+    readonly deviceMessage: string,
+  ) {
+    super(
+      'device-lost',
+      `${what}: the GPU device was lost (reason '${reason}'${deviceMessage ? `: ${deviceMessage}` : ''}); create a new simulation on a new device — the last state read before the loss is the last good one`,
+      '',
+      { reason },
+    );
+    this.name = 'WeftDeviceLostError';
   }
 }

@@ -4,6 +4,7 @@
  * float64 or float32 storage. `CpuSimulation`, `CpuMultistepSimulation` and
  * `CpuImplicitSimulation` only validate options and build programs.
  */
+import { Lifecycle } from '../common/lifecycle.ts';
 import {
   emptyStats,
   type ImplicitIntegratorName,
@@ -47,6 +48,7 @@ export class CpuProgramSimulation implements Simulation {
   private readonly executor: CpuExecutor;
   private steps = 0;
   private startupSteps = 0;
+  private readonly lifecycle = new Lifecycle();
 
   protected constructor(
     readonly model: Model,
@@ -65,6 +67,7 @@ export class CpuProgramSimulation implements Simulation {
   }
 
   step(steps = 1): void {
+    this.lifecycle.check('step()');
     requireStepCount(steps);
     for (let n = 0; n < steps; n++) {
       if (this.steps < this.program.startupSteps) {
@@ -75,7 +78,8 @@ export class CpuProgramSimulation implements Simulation {
     }
   }
 
-  advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    this.lifecycle.check('advance()');
     return advanceInChunks((n) => this.step(n), steps, onProgress);
   }
 
@@ -84,11 +88,12 @@ export class CpuProgramSimulation implements Simulation {
     return this.advance(stepsTo(t, start, this.dt), (done) => onProgress?.((start + done) * this.dt, t));
   }
 
-  finished(): Promise<void> {
-    return Promise.resolve();
+  async finished(): Promise<void> {
+    this.lifecycle.check('finished()');
   }
 
   async readState(): Promise<SimulationState> {
+    this.lifecycle.check('readState()');
     const momenta = this.program.momenta;
     return requireFiniteState({
       step: this.steps,
@@ -115,6 +120,7 @@ export class CpuProgramSimulation implements Simulation {
    * holding the corrector (fixed-point) iterations; explicit integrators: null.
    */
   async readSolverStats(): Promise<SolverStats | null> {
+    this.lifecycle.check('readSolverStats()');
     if (this.executor.implicit) return { ...this.executor.implicit.stats, steps: this.steps };
     if (this.program.rings['Fv'] === undefined) return null;
     const s = this.readMultistepStats();
@@ -127,7 +133,9 @@ export class CpuProgramSimulation implements Simulation {
     };
   }
 
-  destroy(): void {}
+  destroy(): void {
+    this.lifecycle.destroy();
+  }
 }
 
 /** The explicit integrators on the CPU (the reference of the WebGPU path). */

@@ -5,6 +5,7 @@
  * submission, no readback until {@link readState}. `positions` is a `STORAGE | VERTEX` buffer of
  * vec4<f32> (w = 1): a render pipeline can draw from it directly.
  */
+import { Lifecycle } from '../common/lifecycle.ts';
 import { WeftInputError } from '../../core/errors.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
 import {
@@ -111,6 +112,7 @@ export class WebGpuSimulation implements GpuSimulation {
   private readonly readback: GPUBuffer;
   private steps = 0;
   private pendingRead: Promise<unknown> = Promise.resolve();
+  private readonly lifecycle = new Lifecycle();
 
   /** Validates, acquires a device (or borrows the caller's), uploads the model and compiles the program. */
   static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
@@ -137,6 +139,7 @@ export class WebGpuSimulation implements GpuSimulation {
     this.program = program;
     this.implicitOptions = implicit ?? null;
     this.description = `WebGPU: ${adapterName}${implicit ? `, ${implicit.solver}` : ''}`;
+    this.lifecycle.watch(device);
     this.executor = new WebGpuExecutor(device, model, program, dt, workgroupSize, this.checkEvery);
     this.readback = device.createBuffer({
       label: 'WebGpuSimulation.readback',
@@ -195,6 +198,7 @@ export class WebGpuSimulation implements GpuSimulation {
 
   /** Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own work. */
   encode(encoder: GPUCommandEncoder, steps: number): void {
+    this.lifecycle.check('encode()');
     const pass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
     for (let n = 0; n < steps; n++) {
       this.executor.encode(pass, this.steps < this.program.startupSteps ? 'startup' : 'step');
@@ -204,6 +208,7 @@ export class WebGpuSimulation implements GpuSimulation {
   }
 
   step(steps = 1): void {
+    this.lifecycle.check('step()');
     requireStepCount(steps);
     for (let done = 0; done < steps; done += this.stepsPerSubmit) {
       const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.step' });
@@ -216,7 +221,11 @@ export class WebGpuSimulation implements GpuSimulation {
    * Takes `steps` steps and resolves when they are done. Implicit with checkEvery = k > 0: each
    * step reads the solver's progress back at its checkpoints and skips what is no longer needed.
    */
-  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+  advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    return this.lifecycle.guard('advance()', () => this.advanceNow(steps, onProgress));
+  }
+
+  private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
     if (this.checkEvery > 0) {
       for (let n = 0; n < steps; n++) {
@@ -242,7 +251,7 @@ export class WebGpuSimulation implements GpuSimulation {
   }
 
   finished(): Promise<void> {
-    return this.device.queue.onSubmittedWorkDone();
+    return this.lifecycle.guard('finished()', () => this.device.queue.onSubmittedWorkDone());
   }
 
   /** Reads (and checkpointed runs) one after another: they share staging buffers. */
@@ -253,7 +262,7 @@ export class WebGpuSimulation implements GpuSimulation {
   }
 
   readState(): Promise<SimulationState> {
-    return this.serialized(() => this.readStateNow());
+    return this.lifecycle.guard('readState()', () => this.serialized(() => this.readStateNow()));
   }
 
   private async readStateNow(): Promise<SimulationState> {
@@ -274,7 +283,11 @@ export class WebGpuSimulation implements GpuSimulation {
    * corrector's in the same shape (`newtonIterations` = corrector sweeps; a corrector with a
    * tolerance is read from the GPU). Explicit: null.
    */
-  async readSolverStats(): Promise<SolverStats | null> {
+  readSolverStats(): Promise<SolverStats | null> {
+    return this.lifecycle.guard('readSolverStats()', () => this.readSolverStatsNow());
+  }
+
+  private async readSolverStatsNow(): Promise<SolverStats | null> {
     const implicit = this.executor.implicit;
     if (implicit) {
       const steps = this.steps;
@@ -296,6 +309,7 @@ export class WebGpuSimulation implements GpuSimulation {
   }
 
   destroy(): void {
+    if (!this.lifecycle.destroy()) return;
     this.executor.destroy();
     this.readback.destroy();
     if (this.ownsDevice) this.device.destroy();

@@ -1,0 +1,62 @@
+/**
+ * Nothing is returned from a simulation that can no longer compute (issue 11): every call after
+ * destroy() throws WeftDestroyedError, on both backends and for each family (explicit, implicit,
+ * multistep); a borrowed GPUDevice destroyed by its owner makes readState() throw
+ * WeftDeviceLostError with the device's reason, where it used to return zeros as a state.
+ */
+import { describe, expect, test } from 'vitest';
+import {
+  acquireDevice,
+  buildCloth,
+  createSimulation,
+  WeftDestroyedError,
+  WeftDeviceLostError,
+  type Simulation,
+} from '../src/index.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+
+const node = useNodeDevice((device) => device);
+const cloth = buildCloth({ nx: 4, ny: 4, spacing: 0.1, particleMass: 0.01, structuralStiffness: 100, shearStiffness: 50, bendStiffness: 10, damping: 0.01 }); // prettier-ignore
+const FAMILIES = [
+  ['explicit', { integrator: 'rk4', dt: 1e-3 }],
+  ['implicit', { integrator: 'implicit-euler', dt: 1e-2 }],
+  ['multistep', { integrator: 'adams-bashforth-2', dt: 1e-3 }],
+] as const;
+
+async function expectDestroyed(simulation: Simulation): Promise<void> {
+  simulation.destroy();
+  simulation.destroy(); // twice is harmless
+  expect(() => simulation.step()).toThrow(WeftDestroyedError);
+  expect(() => simulation.step()).toThrow(/step\(\): the simulation was destroyed/);
+  await expect(simulation.readState()).rejects.toThrow(WeftDestroyedError);
+  await expect(simulation.advance(1)).rejects.toThrow(WeftDestroyedError);
+  await expect(simulation.readSolverStats()).rejects.toThrow(WeftDestroyedError);
+  await expect(simulation.finished()).rejects.toThrow(WeftDestroyedError);
+}
+
+describe.each(['cpu', 'webgpu'] as const)('%s: after destroy()', (backend) => {
+  test.each(FAMILIES)('%s: every call throws WeftDestroyedError', async (_, options) => {
+    const device = backend === 'webgpu' ? { device: node.runner() } : {};
+    const simulation = await createSimulation(cloth, { ...options, backend, ...device });
+    simulation.step(2);
+    const state = await simulation.readState();
+    expect(state.step).toBe(2);
+    await expectDestroyed(simulation);
+  });
+});
+
+test.each(FAMILIES)(
+  '%s on a borrowed device its owner destroyed: readState() throws WeftDeviceLostError, not zeros',
+  async (_, options) => {
+    const { device } = await acquireDevice();
+    const simulation = await createSimulation(cloth, { ...options, backend: 'webgpu', device });
+    simulation.step(2);
+    const before = await simulation.readState();
+    expect(Math.max(...before.positions.map(Math.abs))).toBeGreaterThan(0.1); // a real state first
+    device.destroy();
+    await expect(simulation.readState()).rejects.toThrow(WeftDeviceLostError);
+    await expect(simulation.readState()).rejects.toThrow(/reason 'destroyed'/);
+    expect(() => simulation.step()).toThrow(WeftDeviceLostError);
+    simulation.destroy();
+  },
+);
