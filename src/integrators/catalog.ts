@@ -42,9 +42,9 @@ export const FIXED_STEP_INTEGRATOR_NAMES = INTEGRATOR_NAMES.filter(
 ) as FixedStepIntegratorName[];
 
 export function isAdaptive(name: string): name is keyof typeof ADAPTIVE_INTEGRATORS {
-  return name in ADAPTIVE_INTEGRATORS;
+  return Object.hasOwn(ADAPTIVE_INTEGRATORS, name);
 }
 
 export function isMultistep(name: string): name is keyof typeof MULTISTEP_INTEGRATORS {
-  return name in MULTISTEP_INTEGRATORS;
+  return Object.hasOwn(MULTISTEP_INTEGRATORS, name);
 }

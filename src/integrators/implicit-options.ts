@@ -26,7 +26,7 @@ export type ImplicitIntegratorName = keyof typeof IMPLICIT_INTEGRATORS;
 export const IMPLICIT_INTEGRATOR_NAMES = Object.keys(IMPLICIT_INTEGRATORS) as ImplicitIntegratorName[];
 
 export function isImplicit(name: string): name is ImplicitIntegratorName {
-  return name in IMPLICIT_INTEGRATORS;
+  return Object.hasOwn(IMPLICIT_INTEGRATORS, name);
 }
 
 /** Linear solver of the implicit integrators. */

@@ -161,7 +161,7 @@ export function buildRope(options: RopeOptions = {}): Model {
   }
   const presets = { none: [], first: [0], both: [0, count - 1] };
   const pins = options.pins ?? 'first';
-  const fixed = presets[pins];
+  const fixed = Object.hasOwn(presets, pins) ? presets[pins] : undefined;
   if (!fixed)
     throw new WeftInputError('rope.pins', `unknown preset '${String(pins)}' (use none, first or both)`);
   return createModel({

@@ -74,12 +74,14 @@ export async function createSimulation(
 ): Promise<AdaptiveSimulation>;
 export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation>;
 export async function createSimulation(model: Model, options: SimulationOptions): Promise<Simulation> {
+  if (typeof options !== 'object' || options === null)
+    throw new WeftInputError('options', `required: at least { integrator, dt } (got ${String(options)})`);
   const backend = options.backend ?? 'cpu';
   if (backend !== 'cpu' && backend !== 'webgpu') {
     throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
   }
   const integrator = options.integrator;
-  if (!(integrator in INTEGRATORS)) {
+  if (typeof integrator !== 'string' || !Object.hasOwn(INTEGRATORS, integrator)) {
     throw new WeftInputError(
       'integrator',
       `unknown integrator '${String(integrator)}' (known: ${INTEGRATOR_NAMES.join(', ')})`,

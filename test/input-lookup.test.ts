@@ -1,0 +1,31 @@
+/**
+ * Names are looked up as own properties only (issue 11): integrator names and rope pin presets that
+ * happen to be Object.prototype's members are unknown names, and createSimulation without options
+ * is a WeftInputError naming `options`, never a raw TypeError.
+ */
+import { expect, test } from 'vitest';
+import { buildRope, createSimulation, WeftInputError } from '../src/index.ts';
+
+const rope = buildRope({ particles: 3 });
+
+test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+  "integrator '%s' is an unknown integrator",
+  async (name) => {
+    const created = createSimulation(rope, { integrator: name as 'rk4', dt: 0.01 });
+    await expect(created).rejects.toThrow(WeftInputError);
+    await expect(createSimulation(rope, { integrator: name as 'rk4', dt: 0.01 })).rejects.toThrow(
+      new RegExp(`^integrator: unknown integrator '${name}' \\(known: explicit-euler`),
+    );
+  },
+);
+
+test.each([undefined, null, 'rk4'])('createSimulation(model, %s) names the options', async (options) => {
+  const created = (createSimulation as (m: unknown, o: unknown) => Promise<unknown>)(rope, options);
+  await expect(created).rejects.toThrow(/^options: required: at least \{ integrator, dt \}/);
+});
+
+test.each(['toString', 'constructor', '__proto__'])("rope pins '%s' is an unknown preset", (pins) => {
+  expect(() => buildRope({ particles: 3, pins: pins as 'first' })).toThrow(
+    new RegExp(`^rope.pins: unknown preset '${pins}'`),
+  );
+});
