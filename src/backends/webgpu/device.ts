@@ -4,7 +4,7 @@
  * other adapter answers.
  */
 
-import { WebGpuUnavailableError } from '../../core/errors.ts';
+import { WebGpuUnavailableError, WeftError } from '../../core/errors.ts';
 import type * as NodeFs from 'node:fs';
 import type * as NodeOs from 'node:os';
 import type * as NodePath from 'node:path';
@@ -155,15 +155,28 @@ export async function acquireDevice(borrowed?: GPUDevice): Promise<AcquiredDevic
  * Runs `make` with the caller's device (borrowed) or one Weft requests (owned); a device Weft
  * requested is destroyed again when `make` throws, so a failed creation leaks nothing.
  */
-export async function withDevice<T>(
+export async function withDevice<T extends { destroy(): void }>(
   borrowed: GPUDevice | undefined,
   make: (device: GPUDevice, owned: boolean, adapterName: string) => T | Promise<T>,
 ): Promise<T> {
   const acquired = await acquireDevice(borrowed);
+  const { device } = acquired;
+  // Set-up errors are thrown, never only printed: an out-of-memory or validation error while the
+  // buffers, pipelines and the first submission are made fails the creation.
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
+  let made: T | undefined;
   try {
-    return await make(acquired.device, acquired.owned, acquired.adapterName);
-  } catch (error) {
-    if (acquired.owned) acquired.device.destroy();
-    throw error;
+    made = await make(device, acquired.owned, acquired.adapterName);
+  } finally {
+    const [memory, validation] = [await device.popErrorScope(), await device.popErrorScope()];
+    const failure = memory ?? validation;
+    if (failure || !made) {
+      made?.destroy();
+      if (acquired.owned) device.destroy();
+    }
+    if (failure)
+      throw new WeftError('gpu-setup', `WebGPU refused the simulation's set-up: ${failure.message}`);
   }
+  return made;
 }

@@ -114,11 +114,16 @@ export function springBytes(model: Model): ArrayBuffer {
  * A buffer factory: labelled `${owner}.${label}`, sizes rounded up to 16 bytes (at least 16),
  * optionally filled, and recorded in `owned` so that destroy() frees them.
  */
+/** The smallest buffer made: larger than any one struct a kernel binds as an array element. */
+const MIN_BUFFER_BYTES = 256;
+
 export function bufferFactory(device: GPUDevice, owner: string, owned: GPUBuffer[]) {
   return (label: string, bytes: number, usage: GPUBufferUsageFlags, data?: ArrayBuffer): GPUBuffer => {
     const buffer = device.createBuffer({
       label: `${owner}.${label}`,
-      size: Math.max(16, Math.ceil(bytes / 16) * 16),
+      // At least one element of any struct array (an empty array, e.g. a model without springs,
+      // is still bound, and a binding smaller than one element is a validation error).
+      size: Math.max(MIN_BUFFER_BYTES, Math.ceil(bytes / 16) * 16),
       usage,
     });
     if (data) device.queue.writeBuffer(buffer, 0, data);

@@ -1,0 +1,33 @@
+/**
+ * Models at the edges of what a simulation is given (issue 11). A model without springs falls
+ * freely under gravity with every implicit integrator and solver on both backends — it used to
+ * print WebGPU validation errors and stay put on WebGPU (its empty spring buffers were smaller than
+ * one element) — against the closed forms of one step from rest: implicit and backward Euler
+ * x₁ = x₀ + g h² (v₁ = g h), Newmark (γ = ½, β = ¼) x₁ = x₀ + ½ g h².
+ */
+import { expect, test } from 'vitest';
+import { createModel, createSimulation } from '../src/index.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+
+const node = useNodeDevice((device, uncaptured) => ({ device, uncaptured }));
+const free = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 2], springPairs: [], springStiffness: 0 }); // prettier-ignore
+const [g, h] = [-9.81, 0.1];
+
+test.each([
+  ['implicit-euler', g * h * h],
+  ['backward-euler', g * h * h],
+  ['newmark', 0.5 * g * h * h],
+] as const)('%s: a model without springs falls by its closed form on both backends, every solver', async (integrator, drop) => {
+  for (const backend of ['cpu', 'webgpu'] as const)
+    for (const solver of ['pcg', 'multigrid', 'jacobi'] as const) {
+      const device = backend === 'webgpu' ? { device: node.runner().device } : {};
+      const simulation = await createSimulation(free, { integrator, dt: h, backend, solver, ...device });
+      simulation.step();
+      const { positions } = await simulation.readState();
+      simulation.destroy();
+      // float32 round-off of a 0.1 m drop: 1e-7 m (f32 has 24 bits; a few operations).
+      [1, 4].forEach((k) => expect(Math.abs(positions[k]! - drop), `${backend} ${solver} y`).toBeLessThan(1e-7));
+      [0, 2, 3, 5].forEach((k) => expect(positions[k]).toBe(free.particlePositions[k]));
+    }
+  expect(node.runner().uncaptured).toEqual([]);
+}); // prettier-ignore
