@@ -4,7 +4,13 @@
  * is a WeftInputError naming `options`, never a raw TypeError.
  */
 import { expect, test } from 'vitest';
-import { buildRope, createSimulation, WeftInputError } from '../src/index.ts';
+import {
+  buildRope,
+  createModel,
+  createSimulation,
+  WeftInputError,
+  type ModelDescription,
+} from '../src/index.ts';
 
 const rope = buildRope({ particles: 3 });
 
@@ -28,4 +34,18 @@ test.each(['toString', 'constructor', '__proto__'])("rope pins '%s' is an unknow
   expect(() => buildRope({ particles: 3, pins: pins as 'first' })).toThrow(
     new RegExp(`^rope.pins: unknown preset '${pins}'`),
   );
+});
+
+test.each([
+  [
+    { masses: [1], springPairs: [], springStiffness: 0 },
+    /^positions: required: an array of numbers, got undefined/,
+  ],
+  [{ positions: [0, 0, 0], springPairs: [], springStiffness: 0 }, /^masses: required/],
+  [{ positions: [0, 0, 0], masses: [1], springStiffness: 0 }, /^springPairs: required/],
+  [{ positions: 7, masses: [1], springPairs: [] }, /^positions: required: an array of numbers, got number/],
+  [null, /^model: must be an object/],
+])('createModel with a required array missing names it (%#)', (description, message) => {
+  expect(() => createModel(description as unknown as ModelDescription)).toThrow(WeftInputError);
+  expect(() => createModel(description as unknown as ModelDescription)).toThrow(message);
 });

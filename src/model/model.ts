@@ -156,6 +156,14 @@ function springArrays(
  * of range or a self-loop, rest length ≤ 0, negative stiffness or damping.
  */
 export function createModel(description: ModelDescription): Model {
+  if (typeof description !== 'object' || description === null)
+    throw new WeftInputError('model', `must be an object (positions, masses, springPairs, springStiffness), got ${String(description)}`); // prettier-ignore
+  // The required arrays (names as in ModelDescription; scenes check theirs in scene.ts).
+  for (const field of ['positions', 'masses', 'springPairs'] as const) {
+    const value: unknown = description[field];
+    if (typeof value !== 'object' || value === null || typeof (value as ArrayLike<number>).length !== 'number')
+      throw new WeftInputError(field, `required: an array of numbers, got ${value === null ? 'null' : typeof value}`); // prettier-ignore
+  }
   const { positions, masses } = description;
   if (positions.length % 3 !== 0) {
     throw new WeftInputError('particles.positions', `length ${positions.length} is not a multiple of 3`);
