@@ -31,3 +31,11 @@ test.each([
     }
   expect(node.runner().uncaptured).toEqual([]);
 }); // prettier-ignore
+
+test.each([
+  [{ integrator: 'implicit-euler', maxIterations: 1e12 }, /^maxIterations: must be at most 100000 on WebGPU/],
+  [{ integrator: 'backward-euler', maxIterations: 90_000, newtonIterations: 20 }, /^maxIterations: × \(newtonIterations \+ 1\) must be at most 1000000 on WebGPU/],
+] as const)('an iteration cap WebGPU cannot encode is refused, naming it (%#)', async (options, message) => {
+  const created = createSimulation(free, { ...options, dt: h, backend: 'webgpu', device: node.runner().device });
+  await expect(created).rejects.toThrow(message);
+}); // prettier-ignore

@@ -3,6 +3,7 @@
  * (src/integrators/implicit-programs.ts), with the resolved options and kernel-level access that
  * the kernel tests and benchmarks use.
  */
+import { WeftInputError } from '../../core/errors.ts';
 import type {
   ImplicitIntegratorName,
   ResolvedImplicitOptions,
@@ -27,6 +28,21 @@ export interface WebGpuImplicitOptions extends WebGpuSimulationOptions {
   integrator: ImplicitIntegratorName;
 }
 
+/**
+ * The most linear-solver iterations one WebGPU step may encode: a step's solves are unrolled into
+ * its command list (maxIterations per solve, each Newton iteration a solve), ~3 dispatches each.
+ */
+export const MAX_ENCODED_ITERATIONS = 1_000_000;
+
+/** Refuses iteration caps the GPU cannot encode, naming the option, before anything is made. */
+function requireEncodable(o: ResolvedImplicitOptions): void {
+  if (o.maxIterations > MAX_ENCODED_ITERATIONS / 10)
+    throw new WeftInputError('maxIterations', `must be at most ${MAX_ENCODED_ITERATIONS / 10} on WebGPU (every iteration is encoded into the step's commands), got ${o.maxIterations}`); // prettier-ignore
+  const solves = o.newtonIterations + 1;
+  if (solves * o.maxIterations > MAX_ENCODED_ITERATIONS)
+    throw new WeftInputError('maxIterations', `× (newtonIterations + 1) must be at most ${MAX_ENCODED_ITERATIONS} on WebGPU (every iteration is encoded), got ${o.maxIterations} × ${solves}`); // prettier-ignore
+}
+
 export class WebGpuImplicitSimulation extends WebGpuSimulation {
   declare readonly integrator: ImplicitIntegratorName;
   private access: ImplicitKernelAccess | null = null;
@@ -37,7 +53,7 @@ export class WebGpuImplicitSimulation extends WebGpuSimulation {
     options: WebGpuImplicitOptions,
   ): Promise<WebGpuImplicitSimulation> {
     resolveStepOptions(options);
-    resolveImplicitOptions(options.integrator, options);
+    requireEncodable(resolveImplicitOptions(options.integrator, options));
     return withDevice(options.device, (device, owned, name) => new WebGpuImplicitSimulation(model, options, device, owned, name)); // prettier-ignore
   }
 
