@@ -23,6 +23,7 @@ export {
 } from './backends/cpu/error-norm.ts';
 export { derivative } from './backends/cpu/passes.ts';
 export { stepFactor, startingStep } from './simulation/controller.ts';
+export { drakeAdjustedStep, drakeStep, workingMinimumStep } from './simulation/drake-controller.ts';
 export type { AdaptiveStepper, AttemptOutcome } from './backends/common/stepper.ts';
 export {
   VelocityImplicitEulerStepper,

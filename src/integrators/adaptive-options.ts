@@ -35,25 +35,44 @@ export interface AdaptiveOptions {
   /** Required: 'rk45', 'step-doubling' or 'velocity-implicit-euler'. */
   integrator: AdaptiveIntegratorName;
   /**
-   * Relative tolerance r of the error control: a step is accepted when its error estimate e
-   * satisfies ‖e / sc‖ ≤ 1 with sc_i = a_i + r max(|y_i|, |ŷ_i|) (Hairer). Default 1e-4.
+   * What `accuracy` means and how the step follows from it. Default 'drake' for
+   * velocity-implicit-euler, 'hairer' for the others.
+   *
+   * 'drake' (Drake IntegratorBase, systems/analysis/integrator_base.cc): the error estimate e is
+   * measured in the weighted max norm, absolutely (CalcStateChangeNorm: max_i w_i |e_i| over
+   * positions, m, and velocities, m/s), and a step is accepted when that norm is ≤ `accuracy`
+   * (velocity-implicit-euler: at most 0.5, Drake's loosest); the next step is Drake's
+   * CalcAdjustedStepSize (safety · h · (accuracy/‖e‖)^(1/q), growth under 1.2× not taken, a
+   * shrink at least 0.9×, limits `growthLimit`/`shrinkLimit`, never below `minStep`), the first
+   * step is `maxStep` unless `initialStep` is given, and a step shortened to reach a target time
+   * leaves the next step as it was. `absoluteTolerance`, `velocityAbsoluteTolerance` and
+   * `errorNorm` do not apply.
+   *
+   * 'hairer' (Hairer, Nørsett & Wanner I, §II.4): a step is accepted when ‖e / sc‖ ≤ 1 with
+   * sc_i = a_i + r max(|y_i|, |ŷ_i|), r = `accuracy`, a_i the absolute tolerances; next step
+   * h · clamp(safety · ‖e/sc‖^(−1/q)), no growth right after a rejection.
+   */
+  errorControl?: 'drake' | 'hairer';
+  /**
+   * The accuracy asked of each step (see `errorControl`): 'hairer', the relative tolerance r;
+   * 'drake', the bound on the weighted max norm of the error estimate (m, m/s). Default 1e-4.
    */
   accuracy?: number;
-  /** Absolute tolerance of positions, m. Default: equal to `accuracy` (as a number of metres). */
+  /** 'hairer': absolute tolerance of positions, m. Default: equal to `accuracy` (as a number of metres). */
   absoluteTolerance?: number;
-  /** Absolute tolerance of velocities, m/s. Default: `absoluteTolerance`. */
+  /** 'hairer': absolute tolerance of velocities, m/s. Default: `absoluteTolerance`. */
   velocityAbsoluteTolerance?: number;
   /** Weight of position errors in the norm (Drake's generalized state weights). Default 1. */
   positionWeight?: number;
   /** Weight of velocity errors in the norm. Default 1. */
   velocityWeight?: number;
-  /** 'rms' (weighted root mean square over free particles' components, Hairer) or 'max'. Default 'rms'. */
+  /** 'hairer': 'rms' (weighted root mean square over free particles' components) or 'max'. Default 'rms' ('drake': always the max). */
   errorNorm?: 'rms' | 'max';
   /** Smallest step the controller may choose, s. Default 1e-10. A step at minStep whose error is above the accuracy is accepted and counted (see `onMinStep`). */
   minStep?: number;
   /** Largest step, s. Default Infinity (the step is still clipped to land on each target time). */
   maxStep?: number;
-  /** First step tried, s. Default: Hairer's starting-step estimate (two extra evaluations), clamped to [minStep, maxStep]. */
+  /** First step tried, s. Default: 'drake', maxStep when finite (Drake's VelocityImplicitEulerIntegrator::DoInitialize); otherwise Hairer's starting-step estimate (two extra evaluations), clamped to [minStep, maxStep]. */
   initialStep?: number;
   /** Safety factor of the step proposal h · safety · e^(−1/q). Default 0.9. */
   safetyFactor?: number;
@@ -65,8 +84,10 @@ export interface AdaptiveOptions {
   newtonFailureShrink?: number;
   /**
    * At minStep with the error above the accuracy: 'accept' the step and count it in
-   * `stats.minStepViolations` (and set `stats.accuracyMet` false), or 'throw' a WeftStepSizeError.
-   * Default 'accept'. A non-finite or Newton-failed step at minStep always throws.
+   * `stats.minStepViolations` (and set `stats.accuracyMet` false), or 'throw' a WeftStepSizeError
+   * ('drake': as soon as error control wants a step below minStep, Drake's
+   * ValidateSmallerStepSize). Default 'accept' (Drake's default is to throw). A non-finite or
+   * Newton-failed step at minStep always throws.
    */
   onMinStep?: 'accept' | 'throw';
   /** Rayleigh mass damping r_m (force −r_m M v), 1/s. Default 0. */
@@ -97,6 +118,10 @@ export interface AdaptiveOptions {
 
 export interface ResolvedAdaptiveOptions {
   integrator: AdaptiveIntegratorName;
+  errorControl: 'drake' | 'hairer';
+  /** 'drake': the accuracy in use (Drake get_accuracy_in_use); 'hairer': the relative tolerance. */
+  accuracy: number;
+  /** 'drake': relative 0, both absolute tolerances = accuracy, norm 'max' (‖e‖∞ / accuracy ≤ 1). */
   tolerances: ErrorTolerances;
   minStep: number;
   maxStep: number;

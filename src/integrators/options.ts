@@ -103,6 +103,56 @@ export function resolveImplicitOptions(
   };
 }
 
+/** Drake VelocityImplicitEulerIntegrator::DoInitialize: kLoosestAccuracy, the loosest accuracy in use. */
+const DRAKE_LOOSEST_ACCURACY = 0.5;
+
+/**
+ * The accuracy in use and the error norm's tolerances. 'hairer': sc_i = a_i + r max(|y_i|, |ŷ_i|)
+ * with r = accuracy. 'drake' (IntegratorBase::CalcStateChangeNorm, compared with the accuracy in
+ * StepOnceErrorControlledAtMost): max_i w_i |e_i| ≤ accuracy, i.e. r = 0, a = accuracy for
+ * positions and velocities alike, the max norm; the tolerances of 'hairer' are refused.
+ */
+function resolveTolerances(
+  options: object,
+  errorControl: 'drake' | 'hairer',
+  integrator: unknown,
+): { accuracy: number; tolerances: ErrorTolerances } {
+  const given = options as Record<string, unknown>;
+  const weights = {
+    positionWeight: value<number>(options, 'positionWeight'),
+    velocityWeight: value<number>(options, 'velocityWeight'),
+  };
+  const accuracy = value<number>(options, 'accuracy');
+  if (errorControl === 'hairer') {
+    const absolutePosition = value<number>(options, 'absoluteTolerance', accuracy);
+    const tolerances: ErrorTolerances = {
+      relative: accuracy,
+      absolutePosition,
+      absoluteVelocity: value(options, 'velocityAbsoluteTolerance', absolutePosition),
+      ...weights,
+      norm: value(options, 'errorNorm'),
+    };
+    return { accuracy, tolerances };
+  }
+  // errorNorm 'max' is what 'drake' uses: accepted.
+  for (const name of ['absoluteTolerance', 'velocityAbsoluteTolerance', 'errorNorm'])
+    if (given[name] !== undefined && !(name === 'errorNorm' && given[name] === 'max'))
+      throw new WeftInputError(
+        name,
+        `does not apply with errorControl 'drake' (accuracy bounds max_i w_i |e_i|, absolutely); use errorControl 'hairer'`,
+      );
+  const inUse =
+    integrator === 'velocity-implicit-euler' ? Math.min(accuracy, DRAKE_LOOSEST_ACCURACY) : accuracy;
+  const tolerances: ErrorTolerances = {
+    relative: 0,
+    absolutePosition: inUse,
+    absoluteVelocity: inUse,
+    ...weights,
+    norm: 'max',
+  };
+  return { accuracy: inUse, tolerances };
+}
+
 /** The adaptive integrators' options with their defaults (some depend on others). */
 export function resolveAdaptiveOptions(options: object): ResolvedAdaptiveOptions {
   const given = options as Record<string, unknown>;
@@ -112,16 +162,12 @@ export function resolveAdaptiveOptions(options: object): ResolvedAdaptiveOptions
     { ...spec('integrator'), choices: ADAPTIVE_INTEGRATOR_NAMES },
     given['integrator'],
   );
-  const accuracy = value<number>(options, 'accuracy');
-  const absolutePosition = value<number>(options, 'absoluteTolerance', accuracy);
-  const tolerances: ErrorTolerances = {
-    relative: accuracy,
-    absolutePosition,
-    absoluteVelocity: value(options, 'velocityAbsoluteTolerance', absolutePosition),
-    positionWeight: value(options, 'positionWeight'),
-    velocityWeight: value(options, 'velocityWeight'),
-    norm: value(options, 'errorNorm'),
-  };
+  const errorControl = value<'drake' | 'hairer'>(
+    options,
+    'errorControl',
+    integrator === 'velocity-implicit-euler' ? 'drake' : 'hairer',
+  );
+  const { accuracy, tolerances } = resolveTolerances(options, errorControl, integrator);
   if (tolerances.positionWeight === 0 && tolerances.velocityWeight === 0)
     throw new WeftInputError('positionWeight', 'positionWeight and velocityWeight cannot both be 0');
   const minStep = value<number>(options, 'minStep');
@@ -142,6 +188,8 @@ export function resolveAdaptiveOptions(options: object): ResolvedAdaptiveOptions
   const precision = value<'f64' | 'f32'>(options, 'precision');
   return {
     integrator: integrator as ResolvedAdaptiveOptions['integrator'],
+    errorControl,
+    accuracy,
     tolerances,
     minStep,
     maxStep,

@@ -12,6 +12,7 @@ import type { Simulation, SimulationState } from '../backends/common/simulation-
 import { requireFiniteState, requireStepCount } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
 import { startingStep, stepFactor } from './controller.ts';
+import { drakeStep } from './drake-controller.ts';
 import type { AdaptiveStepper, GpuAdaptiveStepper } from '../backends/common/stepper.ts';
 import {
   emptyNewtonStats,
@@ -84,6 +85,9 @@ export type TimeProgressCallback = (time: number, target: number) => void;
  *
  * Error control is per step (the local error of each step is held below the tolerances); the
  * global error is not controlled and grows with the number of steps on non-contracting systems.
+ * Two meanings of the accuracy and two step-size rules (option `errorControl`): Drake's
+ * IntegratorBase (max_i w_i |e_i| ≤ accuracy; src/simulation/drake-controller.ts), the default of
+ * velocity-implicit-euler, or Hairer's (‖e/sc‖ ≤ 1; src/simulation/controller.ts), the others'.
  */
 export class AdaptiveSimulation implements Simulation {
   readonly integrator: AdaptiveIntegratorName;
@@ -133,7 +137,7 @@ export class AdaptiveSimulation implements Simulation {
     if (gpu) {
       this.stepper = gpu.stepper;
       this.newtonStepper = null;
-      this.description = `${gpu.description}, ${what}, accuracy ${o.tolerances.relative}`;
+      this.description = `${gpu.description}, ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
       return;
     }
     this.stepper =
@@ -141,7 +145,7 @@ export class AdaptiveSimulation implements Simulation {
         ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
         : new CpuProgramStepper(model, initial, adaptiveProgram(o), o.precision);
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
-    this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.tolerances.relative}`;
+    this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
   }
 
   /** Simulated time, s. */
@@ -202,6 +206,7 @@ export class AdaptiveSimulation implements Simulation {
 
   /** One accepted step towards `target` (after as many rejected attempts as it takes). */
   private async stepTowards(target: number): Promise<void> {
+    if (this.options.errorControl === 'drake') return this.stepDrake(target);
     const o = this.options;
     if (this.proposal === null) this.proposal = this.firstStep();
     for (;;) {
@@ -237,12 +242,7 @@ export class AdaptiveSimulation implements Simulation {
       }
       this.stepper.accept();
       this.t = clipped ? target : this.t + h;
-      const s = this.stats;
-      s.acceptedSteps++;
-      if (!clipped) s.smallestStep = Math.min(s.smallestStep, h);
-      s.largestStep = Math.max(s.largestStep, h);
-      s.lastErrorEstimate = error;
-      s.maxErrorEstimate = Math.max(s.maxErrorEstimate, error);
+      this.recordAccepted(h, error, clipped);
       const next = h * stepFactor(error, this.stepper.estimateOrder, o, this.lastRejected);
       // A step shortened to land on the target says nothing against the step planned before it.
       this.proposal = Math.min(o.maxStep, Math.max(o.minStep, clipped ? Math.max(next, planned) : next));
@@ -251,9 +251,34 @@ export class AdaptiveSimulation implements Simulation {
     }
   }
 
+  /** One accepted step towards `target` under errorControl 'drake' ({@link drakeStep}). */
+  private async stepDrake(target: number): Promise<void> {
+    this.proposal ??= this.firstStep();
+    const step = await drakeStep(this.stepper, this.options, this.t, this.proposal, target, this.stats);
+    if (!(step.error <= 1)) {
+      this.stats.minStepViolations++;
+      this.stats.accuracyMet = false;
+    }
+    this.stepper.accept();
+    this.t = step.h === target - this.t ? target : this.t + step.h;
+    if (!step.limited) this.proposal = step.next;
+    this.recordAccepted(step.h, step.error, step.limited);
+  }
+
+  private recordAccepted(h: number, error: number, shortened: boolean): void {
+    const s = this.stats;
+    s.acceptedSteps++;
+    if (!shortened) s.smallestStep = Math.min(s.smallestStep, h);
+    s.largestStep = Math.max(s.largestStep, h);
+    s.lastErrorEstimate = error;
+    s.maxErrorEstimate = Math.max(s.maxErrorEstimate, error);
+  }
+
   private firstStep(): number {
     const o = this.options;
     if (o.initialStep !== null) return o.initialStep;
+    // Drake VelocityImplicitEulerIntegrator::DoInitialize: the initial step target is the maximum step.
+    if (o.errorControl === 'drake' && Number.isFinite(o.maxStep)) return o.maxStep;
     const n3 = 3 * this.model.particleCount;
     const springForce = this.real(3 * this.model.springCount);
     // On the GPU the first step starts from the model's initial state, evaluated on the CPU.

@@ -13,8 +13,11 @@
  * estimate, O(h²) (Drake eq. 22), so the controller uses the exponent 1/2.
  *
  * Newton convergence (Drake CheckNewtonConvergence, after Hairer & Wanner II §IV.8), with ‖·‖ the
- * tolerance-scaled error norm of the state change (h Δv, Δv): converged when the update is zero to
- * rounding, or from the second iteration on when η ‖Δ_k‖ ≤ κ with θ = ‖Δ_k‖/‖Δ_{k−1}‖, η = θ/(1 − θ)
+ * tolerance-scaled error norm of the state change (h Δv, Δv) (errorControl 'drake': max_i w_i |Δ_i|
+ * / accuracy, so the test is Drake's η ‖Δ‖ ≤ κ · accuracy in the weighted max norm of
+ * CalcStateChangeNorm, which Drake's TODO names in place of the 2-norm it takes): converged when
+ * the update is zero to rounding, or from the second iteration on when η ‖Δ_k‖ ≤ κ with
+ * θ = ‖Δ_k‖/‖Δ_{k−1}‖, η = θ/(1 − θ)
  * (IV.8.10); diverged when θ ≥ 1 or anything is non-finite; abandoned early when
  * θ^(k_max − k)/(1 − θ) ‖Δ_k‖ > κ, i.e. it cannot converge within the iterations left (IV.8.11).
  *

@@ -166,17 +166,19 @@ export async function withDevice<T extends { destroy(): void }>(
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   let made: T | undefined;
+  let thrown: { error: unknown } | null = null;
   try {
     made = await make(device, acquired.owned, acquired.adapterName);
-  } finally {
-    const [memory, validation] = [await device.popErrorScope(), await device.popErrorScope()];
-    const failure = memory ?? validation;
-    if (failure || !made) {
-      made?.destroy();
-      if (acquired.owned) device.destroy();
-    }
-    if (failure)
-      throw new WeftError('gpu-setup', `WebGPU refused the simulation's set-up: ${failure.message}`);
+  } catch (error) {
+    thrown = { error };
   }
-  return made;
+  const [memory, validation] = [await device.popErrorScope(), await device.popErrorScope()];
+  const failure = memory ?? validation;
+  if (failure || thrown) {
+    made?.destroy();
+    if (acquired.owned) device.destroy();
+  }
+  if (failure) throw new WeftError('gpu-setup', `WebGPU refused the simulation's set-up: ${failure.message}`);
+  if (thrown) throw thrown.error;
+  return made!;
 }
