@@ -1,7 +1,7 @@
 /**
  * Nothing is returned from a simulation that can no longer compute (issue 11): every call after
  * destroy() throws WeftDestroyedError, on both backends and for each family (explicit, implicit,
- * multistep); a borrowed GPUDevice destroyed by its owner makes readState() throw
+ * multistep, adaptive); a borrowed GPUDevice destroyed by its owner makes readState() throw
  * WeftDeviceLostError with the device's reason, where it used to return zeros as a state.
  */
 import { describe, expect, test } from 'vitest';
@@ -21,6 +21,7 @@ const FAMILIES = [
   ['explicit', { integrator: 'rk4', dt: 1e-3 }],
   ['implicit', { integrator: 'implicit-euler', dt: 1e-2 }],
   ['multistep', { integrator: 'adams-bashforth-2', dt: 1e-3 }],
+  ['adaptive', { integrator: 'rk45', accuracy: 1e-3 }],
 ] as const;
 
 async function expectDestroyed(simulation: Simulation): Promise<void> {
@@ -38,7 +39,7 @@ describe.each(['cpu', 'webgpu'] as const)('%s: after destroy()', (backend) => {
   test.each(FAMILIES)('%s: every call throws WeftDestroyedError', async (_, options) => {
     const device = backend === 'webgpu' ? { device: node.runner() } : {};
     const simulation = await createSimulation(cloth, { ...options, backend, ...device });
-    simulation.step(2);
+    await simulation.advance(2);
     const state = await simulation.readState();
     expect(state.step).toBe(2);
     await expectDestroyed(simulation);
@@ -50,13 +51,13 @@ test.each(FAMILIES)(
   async (_, options) => {
     const { device } = await acquireDevice();
     const simulation = await createSimulation(cloth, { ...options, backend: 'webgpu', device });
-    simulation.step(2);
+    await simulation.advance(2);
     const before = await simulation.readState();
     expect(Math.max(...before.positions.map(Math.abs))).toBeGreaterThan(0.1); // a real state first
     device.destroy();
     await expect(simulation.readState()).rejects.toThrow(WeftDeviceLostError);
     await expect(simulation.readState()).rejects.toThrow(/reason 'destroyed'/);
-    expect(() => simulation.step()).toThrow(WeftDeviceLostError);
+    await expect(simulation.advance(1)).rejects.toThrow(WeftDeviceLostError);
     simulation.destroy();
   },
 );

@@ -3,6 +3,7 @@
  * and velocity-implicit Euler. The step is chosen per step from the error estimate; advanceTo()
  * lands exactly on the time asked for (the last step is clipped).
  */
+import { Lifecycle } from '../backends/common/lifecycle.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
 import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
@@ -62,6 +63,7 @@ export async function createAdaptiveSimulation(
       {
         stepper,
         description: `WebGPU: ${acquired.adapterName}`,
+        device: acquired.device,
         release: () => {
           stepper.destroy();
           if (acquired.owned) acquired.device.destroy();
@@ -116,12 +118,13 @@ export class AdaptiveSimulation implements Simulation {
     accuracyMet: true,
   };
   private startingEvaluations = 0;
+  private readonly lifecycle = new Lifecycle();
 
   /** CPU: `new AdaptiveSimulation(model, options)`; WebGPU: {@link createAdaptiveSimulation}. */
   constructor(
     model: Model,
     options: AdaptiveOptions,
-    gpu?: { stepper: GpuAdaptiveStepper; description: string; release: () => void },
+    gpu?: { stepper: GpuAdaptiveStepper; description: string; device: GPUDevice; release: () => void },
   ) {
     if (typeof options !== 'object' || options === null)
       throw new WeftInputError('options', 'must be an object with at least `integrator`');
@@ -133,6 +136,7 @@ export class AdaptiveSimulation implements Simulation {
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
     this.backend = gpu ? 'webgpu' : 'cpu';
     this.release = gpu?.release ?? (() => {});
+    if (gpu) this.lifecycle.watch(gpu.device);
     const what = o.integrator === 'step-doubling' ? `step-doubling(${o.scheme})` : o.integrator;
     if (gpu) {
       this.stepper = gpu.stepper;
@@ -168,6 +172,7 @@ export class AdaptiveSimulation implements Simulation {
    * back: they cannot be taken synchronously. Use {@link advance} or {@link advanceTo}.
    */
   step(steps = 1): void {
+    this.lifecycle.check('step()');
     throw new WeftInputError(
       'steps',
       `'${this.integrator}' chooses its own steps asynchronously: use advance(${steps}) or advanceTo(t)`,
@@ -175,7 +180,11 @@ export class AdaptiveSimulation implements Simulation {
   }
 
   /** Takes `steps` accepted steps (the controller chooses their sizes). */
-  async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+  advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    return this.lifecycle.guard('advance()', () => this.advanceNow(steps, onProgress));
+  }
+
+  private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
     for (let done = 0; done < steps; done++) {
       await this.stepTowards(Infinity);
@@ -188,7 +197,11 @@ export class AdaptiveSimulation implements Simulation {
    * {@link WeftStepSizeError} when a step fails at minStep (non-finite, Newton failure, or the
    * accuracy with `onMinStep: 'throw'`); the state then stays at the last accepted step.
    */
-  async advanceTo(target: number, onProgress?: TimeProgressCallback): Promise<void> {
+  advanceTo(target: number, onProgress?: TimeProgressCallback): Promise<void> {
+    return this.lifecycle.guard('advanceTo()', () => this.advanceToNow(target, onProgress));
+  }
+
+  private async advanceToNow(target: number, onProgress?: TimeProgressCallback): Promise<void> {
     if (typeof target !== 'number' || !Number.isFinite(target) || target < this.t)
       throw new WeftInputError('tEnd', `must be a finite time ≥ the current time ${this.t} s, got ${target}`);
     const start = this.t;
@@ -307,7 +320,11 @@ export class AdaptiveSimulation implements Simulation {
    * The current state; step = accepted steps, time = simulated time. Throws WeftDivergenceError
    * on NaN/Inf (which an accepted step never has: such a step is rejected).
    */
-  async readState(): Promise<SimulationState> {
+  readState(): Promise<SimulationState> {
+    return this.lifecycle.guard('readState()', () => this.readStateNow());
+  }
+
+  private async readStateNow(): Promise<SimulationState> {
     const { positions, velocities } =
       'current' in this.stepper ? this.stepper.current : await this.stepper.readCurrent();
     return requireFiniteState({
@@ -325,6 +342,7 @@ export class AdaptiveSimulation implements Simulation {
 
   /** A copy of the statistics. */
   readStats(): AdaptiveStats {
+    this.lifecycle.check('readStats()');
     return {
       ...this.stats,
       nextStep: this.proposal ?? NaN,
@@ -342,9 +360,10 @@ export class AdaptiveSimulation implements Simulation {
    * that prints those: steps = accepted steps, Newton iterations and linear solves of
    * velocity-implicit-euler (zeros for the explicit schemes), converged = accuracy met so far.
    */
-  readSolverStats(): Promise<SolverStats> {
+  async readSolverStats(): Promise<SolverStats> {
+    this.lifecycle.check('readSolverStats()');
     const s = this.readStats();
-    return Promise.resolve({
+    return {
       steps: s.acceptedSteps,
       linearSolves: s.newton.linearSolves,
       linearIterations: s.newton.linearIterations,
@@ -355,14 +374,14 @@ export class AdaptiveSimulation implements Simulation {
       newtonIterations: s.newton.iterations,
       unconvergedSteps: s.minStepViolations,
       converged: s.accuracyMet,
-    });
+    };
   }
 
-  finished(): Promise<void> {
-    return Promise.resolve();
+  async finished(): Promise<void> {
+    this.lifecycle.check('finished()');
   }
 
   destroy(): void {
-    this.release();
+    if (this.lifecycle.destroy()) this.release();
   }
 }
