@@ -138,3 +138,11 @@ describe('CG preconditioned by a V-cycle on an irregular triangle mesh (a jitter
     expect(most[2]! / most[0]!).toBeLessThanOrEqual(2.2);
   }, 120_000);
 });
+
+test("solver 'auto' (the default) is multigrid from 4,096 particles, pcg below", async () => {
+  for (const [n, solver] of [[63, 'pcg'], [64, 'multigrid']] as const) {
+    const simulation = await createSimulation(issueCloth(n), { integrator: 'implicit-euler', dt: 1 / 60 });
+    expect(simulation.description).toMatch(new RegExp(`, ${solver}$`));
+    simulation.destroy();
+  }
+});

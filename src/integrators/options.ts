@@ -7,7 +7,12 @@ import { WeftInputError } from '../core/errors.ts';
 import type { ErrorTolerances, ResolvedAdaptiveOptions } from './adaptive-options.ts';
 import { ADAPTIVE_INTEGRATOR_NAMES } from './adaptive.ts';
 import { INTEGRATORS, type IntegratorName } from './catalog.ts';
-import type { ImplicitIntegratorName, ResolvedImplicitOptions } from './implicit-options.ts';
+import {
+  AUTO_MULTIGRID_PARTICLES,
+  type ImplicitIntegratorName,
+  type LinearSolverName,
+  type ResolvedImplicitOptions,
+} from './implicit-options.ts';
 import {
   applies,
   appliesText,
@@ -81,13 +86,18 @@ export function validateIntegrationOptions(options: {
   };
 }
 
-/** The implicit integrators' options with their defaults. */
+/**
+ * The implicit integrators' options with their defaults; solver 'auto' becomes 'multigrid' for
+ * models of at least AUTO_MULTIGRID_PARTICLES particles, else 'pcg'.
+ */
 export function resolveImplicitOptions(
   _name: ImplicitIntegratorName,
   options: object,
+  particleCount = 0,
 ): ResolvedImplicitOptions {
+  const solver = value<LinearSolverName | 'auto'>(options, 'solver');
   return {
-    solver: value(options, 'solver'),
+    solver: solver !== 'auto' ? solver : particleCount >= AUTO_MULTIGRID_PARTICLES ? 'multigrid' : 'pcg',
     preconditioner: value(options, 'preconditioner'),
     jacobian: value(options, 'jacobian'),
     maxIterations: value(options, 'maxIterations'),

@@ -189,7 +189,7 @@ export interface CpuImplicitOptions extends ImplicitOptions {
 export class CpuImplicitSimulation extends CpuProgramSimulation {
   constructor(model: Model, options: CpuImplicitOptions) {
     const { dt, rayleighMass, rayleighStiffness, precision } = resolveStepOptions(options);
-    const o = resolveImplicitOptions(options.integrator, options);
+    const o = resolveImplicitOptions(options.integrator, options, model.particleCount);
     const program = implicitProgram(options.integrator, rayleighMass, rayleighStiffness, o);
     super(model, options.integrator, dt, precision, `${describe(precision)}, ${o.solver}`, program);
   }

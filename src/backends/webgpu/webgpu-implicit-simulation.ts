@@ -53,7 +53,7 @@ export class WebGpuImplicitSimulation extends WebGpuSimulation {
     options: WebGpuImplicitOptions,
   ): Promise<WebGpuImplicitSimulation> {
     resolveStepOptions(options);
-    requireEncodable(resolveImplicitOptions(options.integrator, options));
+    requireEncodable(resolveImplicitOptions(options.integrator, options, model.particleCount));
     return withDevice(options.device, (device, owned, name) => new WebGpuImplicitSimulation(model, options, device, owned, name)); // prettier-ignore
   }
 

@@ -69,14 +69,17 @@ export interface WebGpuSimulationOptions extends Omit<IntegrationOptions, 'integ
 }
 
 /** The scheme's program and step, options checked (before a device is requested). */
-function programOf(options: WebGpuSimulationOptions): {
+function programOf(
+  options: WebGpuSimulationOptions,
+  particleCount: number,
+): {
   program: Program;
   dt: number;
   implicit?: ResolvedImplicitOptions;
 } {
   if (isImplicit(options.integrator)) {
     const { dt, rayleighMass, rayleighStiffness } = resolveStepOptions(options);
-    const implicit = resolveImplicitOptions(options.integrator, options);
+    const implicit = resolveImplicitOptions(options.integrator, options, particleCount);
     return { program: implicitProgram(options.integrator, rayleighMass, rayleighStiffness, implicit), dt, implicit }; // prettier-ignore
   }
   if (!isMultistep(options.integrator)) {
@@ -116,7 +119,7 @@ export class WebGpuSimulation implements GpuSimulation {
 
   /** Validates, acquires a device (or borrows the caller's), uploads the model and compiles the program. */
   static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
-    programOf(options);
+    programOf(options, model.particleCount);
     return withDevice(options.device, (device, owned, name) => new WebGpuSimulation(model, options, device, owned, name));
   } // prettier-ignore
 
@@ -127,7 +130,7 @@ export class WebGpuSimulation implements GpuSimulation {
     private readonly ownsDevice: boolean,
     adapterName: string,
   ) {
-    const { program, dt, implicit } = programOf(options);
+    const { program, dt, implicit } = programOf(options, model.particleCount);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
     this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);
