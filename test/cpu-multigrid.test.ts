@@ -140,7 +140,10 @@ describe('CG preconditioned by a V-cycle on an irregular triangle mesh (a jitter
 });
 
 test("solver 'auto' (the default) is multigrid from 4,096 particles, pcg below", async () => {
-  for (const [n, solver] of [[63, 'pcg'], [64, 'multigrid']] as const) {
+  for (const [n, solver] of [
+    [63, 'pcg'],
+    [64, 'multigrid'],
+  ] as const) {
     const simulation = await createSimulation(issueCloth(n), { integrator: 'implicit-euler', dt: 1 / 60 });
     expect(simulation.description).toMatch(new RegExp(`, ${solver}$`));
     simulation.destroy();
