@@ -300,7 +300,7 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
         '--solver',
         'lu',
       ],
-      /--solver: must be one of cg, pcg, jacobi, multigrid, got 'lu'/,
+      /--solver: must be one of auto, cg, pcg, jacobi, multigrid, got 'lu'/,
     ],
     [
       'tolerance ≥ 1',

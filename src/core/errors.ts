@@ -66,21 +66,36 @@ export class WebGpuUnavailableError extends WeftError {
   }
 }
 
-/** The simulation produced NaN or Inf: reported, never rendered or returned as if it were a state. */
+/**
+ * The simulation produced NaN or Inf (`particle` names the first), or a finite blow-up: its
+ * mechanical energy rose past `energy.bound` (`particle` −1). Reported, never rendered or
+ * returned as if it were a state.
+ */
 export class WeftDivergenceError extends WeftError {
   constructor(
     readonly step: number,
     readonly particle: number,
+    readonly energy?: { readonly value: number; readonly bound: number },
   ) {
-    super(
-      'divergence',
-      `simulation diverged: particle ${particle} is not finite at step ${step} (reduce dt, or use a more stable integrator)`,
-      '',
-      { step, particle },
-    );
+    const what = energy
+      ? `its energy rose to ${energy.value.toExponential(3)} J at step ${step}, past ${energy.bound.toExponential(3)} J (the initial energy + ${ENERGY_GROWTH_LIMIT} × the scene's energy scale)`
+      : `particle ${particle} is not finite at step ${step}`;
+    super('divergence', `simulation diverged: ${what} (reduce dt, or use a more stable integrator)`, '', {
+      step,
+      particle,
+      ...(energy ? { energy: energy.value, bound: energy.bound } : {}),
+    });
     this.name = 'WeftDivergenceError';
   }
 }
+
+/**
+ * How far a state's mechanical energy may rise above the initial energy, in units of the scene's
+ * energy scale, before it counts as diverged (backends/common/state-check.ts). Gravity and the
+ * springs are conservative and damping only dissipates: a physical run never gains energy, and a
+ * scheme's own drift stays orders of magnitude below this.
+ */
+export const ENERGY_GROWTH_LIMIT = 1000;
 
 /**
  * Why an adaptive integration could not go on. Thrown instead of returning a state that was not

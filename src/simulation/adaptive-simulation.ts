@@ -10,7 +10,7 @@ import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
-import { requireFiniteState, requireStepCount } from '../backends/common/state-check.ts';
+import { requireStepCount, StateWatch } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
 import { startingStep, stepFactor } from './controller.ts';
 import { drakeStep } from './drake-controller.ts';
@@ -119,6 +119,7 @@ export class AdaptiveSimulation implements Simulation {
   };
   private startingEvaluations = 0;
   private readonly lifecycle = new Lifecycle();
+  private readonly watch: StateWatch;
 
   /** CPU: `new AdaptiveSimulation(model, options)`; WebGPU: {@link createAdaptiveSimulation}. */
   constructor(
@@ -131,6 +132,7 @@ export class AdaptiveSimulation implements Simulation {
     const o = resolveAdaptiveOptions(options);
     this.options = o;
     this.model = model;
+    this.watch = new StateWatch(model);
     this.integrator = o.integrator;
     this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
@@ -327,7 +329,7 @@ export class AdaptiveSimulation implements Simulation {
   private async readStateNow(): Promise<SimulationState> {
     const { positions, velocities } =
       'current' in this.stepper ? this.stepper.current : await this.stepper.readCurrent();
-    return requireFiniteState({
+    return this.watch.check({
       step: this.stats.acceptedSteps,
       time: this.t,
       positions: Float64Array.from(positions),

@@ -1,5 +1,42 @@
-import { WeftDivergenceError, WeftInputError } from '../../core/errors.ts';
+import { ENERGY_GROWTH_LIMIT, WeftDivergenceError, WeftInputError } from '../../core/errors.ts';
+import { energy } from '../../model/energy.ts';
+import type { Model } from '../../model/model.ts';
 import type { SimulationState } from './simulation-types.ts';
+
+/**
+ * The divergence check of every state a simulation returns: NaN or Inf, and a finite blow-up —
+ * mechanical energy above E₀ + ENERGY_GROWTH_LIMIT × E_scale, with the scene's energy scale
+ * E_scale = |E₀| + Σ m (|g| D + ½ (1 m/s)²) + Σ ½ k (L/10)² (D the initial bounding box's
+ * diagonal + 1 m; L a spring's rest length): what gravity, a unit speed and a 10 % stretch of
+ * every spring would store.
+ */
+export class StateWatch {
+  private readonly bound: number;
+
+  constructor(private readonly model: Model) {
+    const x = model.particlePositions;
+    const initial = energy(model, x, model.particleVelocities).total;
+    const [low, high] = [
+      [Infinity, Infinity, Infinity],
+      [-Infinity, -Infinity, -Infinity],
+    ];
+    for (let k = 0; k < x.length; k++) [low[k % 3], high[k % 3]] = [Math.min(low[k % 3]!, x[k]!), Math.max(high[k % 3]!, x[k]!)]; // prettier-ignore
+    const diagonal = Math.hypot(high[0]! - low[0]!, high[1]! - low[1]!, high[2]! - low[2]!) + 1;
+    const g = Math.hypot(...model.gravity);
+    let scale = Math.abs(initial);
+    for (let i = 0; i < model.particleCount; i++) scale += model.particleMass[i]! * (g * diagonal + 0.5);
+    for (let s = 0; s < model.springCount; s++) scale += 0.5 * model.springStiffness[s]! * (model.springRestLength[s]! / 10) ** 2; // prettier-ignore
+    this.bound = initial + ENERGY_GROWTH_LIMIT * scale;
+  }
+
+  /** `state`, or {@link WeftDivergenceError} when it is not finite or its energy blew up. */
+  check(state: SimulationState): SimulationState {
+    requireFiniteState(state);
+    const value = energy(this.model, state.positions, state.velocities).total;
+    if (!(value <= this.bound)) throw new WeftDivergenceError(state.step, -1, { value, bound: this.bound });
+    return state;
+  }
+}
 
 /** Throws {@link WeftDivergenceError} naming the first particle with a NaN/Inf coordinate. */
 export function requireFiniteState(state: SimulationState): SimulationState {

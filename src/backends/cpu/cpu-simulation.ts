@@ -26,7 +26,7 @@ import type { IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { WeftInputError } from '../../core/errors.ts';
 import type { Simulation, SimulationState } from '../common/simulation-types.ts';
-import { advanceInChunks, requireFiniteState, requireStepCount, stepsTo } from '../common/state-check.ts';
+import { advanceInChunks, requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { CpuExecutor } from './executor.ts';
 
 /** Options of the CPU reference path. */
@@ -49,6 +49,7 @@ export class CpuProgramSimulation implements Simulation {
   private steps = 0;
   private startupSteps = 0;
   private readonly lifecycle = new Lifecycle();
+  private readonly watch: StateWatch;
 
   protected constructor(
     readonly model: Model,
@@ -59,6 +60,7 @@ export class CpuProgramSimulation implements Simulation {
     private readonly program: Program,
   ) {
     this.executor = new CpuExecutor(model, program, precision);
+    this.watch = new StateWatch(model);
     this.executor.run(program.setup, dt);
   }
 
@@ -95,7 +97,7 @@ export class CpuProgramSimulation implements Simulation {
   async readState(): Promise<SimulationState> {
     this.lifecycle.check('readState()');
     const momenta = this.program.momenta;
-    return requireFiniteState({
+    return this.watch.check({
       step: this.steps,
       time: this.steps * this.dt,
       positions: Float64Array.from(this.executor.vector('x')),

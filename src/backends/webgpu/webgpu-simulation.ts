@@ -29,7 +29,7 @@ import { explicitProgram, multistepProgram } from '../../integrators/programs.ts
 import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
-import { requireFiniteState, requireStepCount, stepsTo } from '../common/state-check.ts';
+import { requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
@@ -116,6 +116,7 @@ export class WebGpuSimulation implements GpuSimulation {
   private steps = 0;
   private pendingRead: Promise<unknown> = Promise.resolve();
   private readonly lifecycle = new Lifecycle();
+  private readonly watch: StateWatch;
 
   /** Validates, acquires a device (or borrows the caller's), uploads the model and compiles the program. */
   static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
@@ -143,6 +144,7 @@ export class WebGpuSimulation implements GpuSimulation {
     this.implicitOptions = implicit ?? null;
     this.description = `WebGPU: ${adapterName}${implicit ? `, ${implicit.solver}` : ''}`;
     this.lifecycle.watch(device);
+    this.watch = new StateWatch(model);
     this.executor = new WebGpuExecutor(device, model, program, dt, workgroupSize, this.checkEvery);
     this.readback = device.createBuffer({
       label: 'WebGpuSimulation.readback',
@@ -273,7 +275,7 @@ export class WebGpuSimulation implements GpuSimulation {
     const n = this.model.particleCount;
     const state = await readPair(this.device, n, this.positions, this.velocities, this.readback);
     const momenta = this.program.momenta;
-    return requireFiniteState({
+    return this.watch.check({
       step,
       time: step * this.dt,
       ...state,
