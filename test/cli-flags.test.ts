@@ -38,8 +38,8 @@ async function weft(...args: string[]): Promise<{ code: number; output: Output |
     const { stdout, stderr } = await run('node', [WEFT, ...args], { maxBuffer: 1 << 26 });
     return { code: 0, output: stdout ? (JSON.parse(stdout) as Output) : null, stderr };
   } catch (error) {
-    const e = error as { code: number; stderr: string };
-    return { code: e.code, output: null, stderr: e.stderr };
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout ? (JSON.parse(e.stdout) as Output) : null, stderr: e.stderr };
   }
 }
 
@@ -109,10 +109,20 @@ describe('each solver flag has its effect, and equals the library with the same 
 
   test('--newton-iterations 1 cuts backward Euler’s Newton loops short (counted unconverged)', async () => {
     const base = ['run', CLOTH, '--integrator', 'backward-euler', '--dt', '0.0166667', '--steps', '4'];
-    const [full, one] = [await ok(...base), await ok(...base, '--newton-iterations', '1')];
+    const cut = [...base, '--newton-iterations', '1'];
+    const [full, one] = [await ok(...base), await ok(...cut, '--allow-unconverged')];
     expect(one.stats.solver!.newtonIterations).toBeLessThanOrEqual(4);
     expect(one.stats.solver!.newtonIterations).toBeLessThan(full.stats.solver!.newtonIterations);
     expect(one.stats.solver!.unconvergedSteps).toBeGreaterThan(0);
+    // Without --allow-unconverged the same run writes the same complete output, then exits 4.
+    const strict = await weft(...cut);
+    expect(strict.code).toBe(4);
+    const written = strict.output!;
+    expect(written.frames).toEqual(one.frames);
+    expect(written.stats.solver).toEqual(one.stats.solver);
+    expect(strict.stderr).toMatch(
+      /^weft: the Newton or corrector loops of \d+ of 4 steps stopped at their caps unconverged/m,
+    );
   });
 
   test('--newton-error looser takes fewer variational Newton iterations', async () => {
@@ -356,7 +366,7 @@ describe('each flag against a recursion written here', () => {
       v = (m * v + 0.02 * F0(y)) / (m + 0.02 * c + 0.02 * 0.02 * k);
       y = y + 0.02 * v;
     }
-    const one = await ok('run', file, '--integrator', 'backward-euler', '--dt', '0.02', '--steps', '20', '--newton-iterations', '1'); // prettier-ignore
+    const one = await ok('run', file, '--integrator', 'backward-euler', '--dt', '0.02', '--steps', '20', '--newton-iterations', '1', '--allow-unconverged'); // prettier-ignore
     expectState(one, { x: [0, y, 0], v: [0, v, 0] }, 'one Newton iteration');
     expect(one.stats.solver!.newtonIterations).toBe(20);
   });

@@ -33,6 +33,7 @@ export const PARSE_OPTIONS = Object.fromEntries([
   ...FLAGGED.map((spec) => [spec.flag!, { type: 'string' }] as const),
   ['out', { type: 'string' }] as const,
   ['progress', { type: 'boolean' }] as const,
+  ['allow-unconverged', { type: 'boolean' }] as const,
 ]) as Record<string, { type: 'string' | 'boolean' }>;
 
 /** Decimal numbers only (`0x10`, `1_0`, `Infinity` are refused): digits, point, exponent. */

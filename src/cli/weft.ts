@@ -15,6 +15,7 @@ import type { Model } from '../model/model.ts';
 import { parseScene } from '../model/scene.ts';
 import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
+import type { SolverStats } from '../integrators/implicit-options.ts';
 import { findAdapter } from '../backends/webgpu/device.ts';
 import { decimalNumber, flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
 import { JsonOutput } from './output.ts';
@@ -25,7 +26,7 @@ const MAX_DEMO_SIZE = 2048;
 
 const USAGE = `Usage:
   weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--every k] [--out file] [--progress]
-           [--backend cpu|webgpu] [options of the integrator]
+           [--allow-unconverged] [--backend cpu|webgpu] [options of the integrator]
   weft run <scene.json> --integrator rk45|step-doubling|velocity-implicit-euler --t-end <s>
            [--frames m] [--out file] [--progress] [options of the integrator]
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h] [--stiffness k]
@@ -184,6 +185,7 @@ async function run(args: string[]): Promise<void> {
     await output.begin({ integrator, backend, dt });
     const progress = values['progress'] ? new ProgressBar(integrator, steps) : undefined;
     const result = await integrate(simulation, steps, every, (frame) => output!.frame(frame), progress);
+    const solver = await simulation.readSolverStats();
     await output.end({
       stats: {
         particles: model.particleCount,
@@ -196,15 +198,32 @@ async function run(args: string[]): Promise<void> {
         stepsPerSecond: result.seconds > 0 ? steps / result.seconds : null,
         energyInitial: energy(model, result.initial.positions, result.initial.velocities),
         energyFinal: energy(model, result.final.positions, result.final.velocities),
-        solver: await simulation.readSolverStats(),
+        solver,
       },
     });
+    output = undefined;
+    if (solver && !values['allow-unconverged']) requireConverged(solver);
   } catch (error) {
     await output?.fail(error);
     throw error;
   } finally {
     simulation.destroy();
   }
+}
+
+/**
+ * A run whose linear solves or Newton (corrector) loops stopped at their caps is not the answer
+ * asked for: its output is complete, but it ends with exit 4 unless --allow-unconverged.
+ */
+function requireConverged(stats: SolverStats): void {
+  const failed = [
+    stats.unconvergedSolves > 0 ? `${stats.unconvergedSolves} of ${stats.linearSolves} linear solves` : '',
+    stats.unconvergedSteps > 0
+      ? `the Newton or corrector loops of ${stats.unconvergedSteps} of ${stats.steps} steps`
+      : '',
+  ].filter((part) => part !== '');
+  if (failed.length > 0)
+    throw new WeftError('unconverged', `${failed.join(' and ')} stopped at their caps unconverged (output written; raise --max-iterations or --newton-iterations, lower --dt, or pass --allow-unconverged)`); // prettier-ignore
 }
 
 /** `weft run` with an adaptive integrator: integrate to --t-end, frames at --frames equal intervals. */

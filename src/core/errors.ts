@@ -7,7 +7,14 @@
 
 /** What went wrong, one word a program can switch on. */
 export type WeftErrorCode =
-  'input' | 'webgpu-unavailable' | 'divergence' | 'step-size' | 'destroyed' | 'device-lost' | 'gpu-setup';
+  | 'input'
+  | 'webgpu-unavailable'
+  | 'divergence'
+  | 'step-size'
+  | 'destroyed'
+  | 'device-lost'
+  | 'gpu-setup'
+  | 'unconverged';
 
 /** CLI exit status of each code: 2 bad input, 3 no WebGPU (or lost), 4 the run failed numerically, 1 misuse. */
 const EXIT_CODES: Record<WeftErrorCode, number> = {
@@ -18,6 +25,7 @@ const EXIT_CODES: Record<WeftErrorCode, number> = {
   destroyed: 1,
   'device-lost': 3,
   'gpu-setup': 1,
+  unconverged: 4,
 };
 
 export class WeftError extends Error {
