@@ -34,7 +34,8 @@ function isNode(): boolean {
 }
 
 /** Dawn instances made in this process, kept alive for as long as the process runs. */
-const dawnInstances: GPU[] = [];
+/** The Dawn instances made so far, by the VK_ICD_FILENAMES they were made under. */
+const dawnInstances = new Map<string, GPU>();
 
 type DawnModule = { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
 
@@ -87,10 +88,12 @@ export async function findAdapter(
   // SwiftShader's Wayland probe complains on every start when XDG_RUNTIME_DIR is unset.
   if (!process.env['XDG_RUNTIME_DIR']) process.env['XDG_RUNTIME_DIR'] = await privateTempDirectory();
   const tryVulkan = async (): Promise<GPUAdapter | null> => {
-    // The Dawn instance must outlive every adapter and device made from it: a collected
-    // instance takes its devices down with it (seen as crashes inside SwiftShader).
-    const instance = dawn.create(['backend=vulkan']);
-    dawnInstances.push(instance);
+    // One Dawn instance per Vulkan driver setting for the whole process: it must outlive every
+    // adapter and device made from it (a collected instance takes its devices down with it, seen
+    // as crashes inside SwiftShader), and one made per call was never freed (~1.7 MB each).
+    const key = process.env['VK_ICD_FILENAMES'] ?? '';
+    let instance = dawnInstances.get(key);
+    if (!instance) dawnInstances.set(key, (instance = dawn.create(['backend=vulkan'])));
     return instance.requestAdapter({ powerPreference });
   };
   let adapter = await tryVulkan();
