@@ -39,3 +39,17 @@ test.each([
   const created = createSimulation(free, { ...options, dt: h, backend: 'webgpu', device: node.runner().device });
   await expect(created).rejects.toThrow(message);
 }); // prettier-ignore
+
+test.each([
+  [{ positions: [0, 0, 0, 1e39, 0, 0] }, /^particles\.positions\[3\]: 1e\+39 is outside float32's range on WebGPU/],
+  [{ masses: [1, 1e-40] }, /^particles\.masses\[1\]: 1e-40 is outside float32's range/],
+  [{ springStiffness: 5e38 }, /^springs\.stiffness\[0\]: 5e\+38 is outside float32's range/],
+] as const)('a value float32 cannot hold is an input error on WebGPU, and runs on the CPU (%#)', async (change, message) => {
+  const model = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 1], springPairs: [0, 1], springStiffness: 10, ...change }); // prettier-ignore
+  for (const integrator of ['rk4', 'implicit-euler', 'rk45'] as const) {
+    const options = integrator === 'rk45' ? { integrator, accuracy: 1e-3 } : { integrator, dt: 1e-3 };
+    await expect(createSimulation(model, { ...options, backend: 'webgpu', device: node.runner().device })).rejects.toThrow(message); // prettier-ignore
+  }
+  const cpu = await createSimulation(model, { integrator: 'implicit-euler', dt: 1e-3 });
+  cpu.destroy();
+}); // prettier-ignore

@@ -13,6 +13,7 @@ export function checkDeviceFits(
   workgroupSize: number,
   implicit = false,
 ): void {
+  requireFloat32Model(model);
   const layouts = kernels();
   const springStride = layouts.programForces.bindings.get('springs')!.stride;
   const arrays: [string, number][] = [
@@ -59,4 +60,34 @@ export function checkDeviceFits(
       `too large for this device: ${groups} workgroups exceed ${maxGroups}² per dispatch`,
     );
   }
+}
+
+/** The largest finite float32, and the smallest positive normal one. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
+
+/**
+ * WebGPU computes in float32: a model value beyond ±3.4e38 would become Inf, and a non-zero one
+ * below 1.2e-38 in magnitude would flush to 0 (a mass of 0 means a fixed particle). Either is an
+ * input error naming the field and index, not a divergence later.
+ */
+export function requireFloat32Model(model: Model): void {
+  const fields: [string, ArrayLike<number>][] = [
+    ['particles.positions', model.particlePositions],
+    ['particles.velocities', model.particleVelocities],
+    ['particles.masses', model.particleMass],
+    ['springs.stiffness', model.springStiffness],
+    ['springs.restLengths', model.springRestLength],
+    ['springs.damping', model.springDamping],
+    ['gravity', model.gravity],
+  ];
+  for (const [field, values] of fields)
+    for (let k = 0; k < values.length; k++) {
+      const magnitude = Math.abs(values[k]!);
+      if (magnitude > FLOAT32_MAX || (magnitude > 0 && magnitude < FLOAT32_MIN_NORMAL))
+        throw new WeftInputError(
+          `${field}[${k}]`,
+          `${values[k]} is outside float32's range on WebGPU (normal magnitudes 1.2e-38 to 3.4e38); rescale the units or use the CPU backend`,
+        );
+    }
 }
