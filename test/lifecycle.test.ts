@@ -61,3 +61,23 @@ test.each(FAMILIES)(
     simulation.destroy();
   },
 );
+
+test.each(FAMILIES.slice(0, 3))(
+  '%s on WebGPU: readState() is the state when it was called, whatever step() does while it is in flight (as on the CPU)',
+  async (_, options) => {
+    const [gpu, cpu] = [
+      await createSimulation(cloth, { ...options, backend: 'webgpu', device: node.runner() }),
+      await createSimulation(cloth, options),
+    ];
+    for (const simulation of [gpu, cpu]) simulation.step(5);
+    const [reading, reference] = [gpu.readState(), cpu.readState()];
+    gpu.step(5);
+    const [state, expected] = [await reading, await reference];
+    expect(state.step).toBe(5);
+    // float32 against float64 after 5 steps of a 4² cloth: agreement to 1e-5 m (round-off).
+    state.positions.forEach((x, k) => expect(Math.abs(x - expected.positions[k]!)).toBeLessThan(1e-5));
+    expect((await gpu.readState()).step).toBe(10);
+    gpu.destroy();
+    cpu.destroy();
+  },
+);

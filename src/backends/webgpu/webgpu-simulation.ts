@@ -115,6 +115,8 @@ export class WebGpuSimulation implements GpuSimulation {
   private readonly readback: GPUBuffer;
   private steps = 0;
   private pendingRead: Promise<unknown> = Promise.resolve();
+  /** Reads and checkpointed runs queued in {@link serialized} and not yet finished. */
+  private queued = 0;
   private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
 
@@ -261,25 +263,37 @@ export class WebGpuSimulation implements GpuSimulation {
 
   /** Reads (and checkpointed runs) one after another: they share staging buffers. */
   private serialized<T>(read: () => Promise<T>): Promise<T> {
-    const next = this.pendingRead.then(read);
+    this.queued++;
+    const next = this.pendingRead.then(read).finally(() => this.queued--);
     this.pendingRead = next.catch(() => undefined);
     return next;
   }
 
+  /**
+   * The state after every step asked for before this call: copied at once (into staging buffers
+   * of its own, so that steps taken while the read is in flight are not in it) unless a
+   * checkpointed advance() or another queued read is still running, after which it is queued.
+   */
   readState(): Promise<SimulationState> {
-    return this.lifecycle.guard('readState()', () => this.serialized(() => this.readStateNow()));
+    return this.lifecycle.guard('readState()', () =>
+      this.queued === 0 ? this.readStateNow(false) : this.serialized(() => this.readStateNow(true)),
+    );
   }
 
-  private async readStateNow(): Promise<SimulationState> {
+  /** Submits the copies before its first await; `shared`: through the simulation's own staging. */
+  private async readStateNow(shared: boolean): Promise<SimulationState> {
     const step = this.steps;
     const n = this.model.particleCount;
-    const state = await readPair(this.device, n, this.positions, this.velocities, this.readback);
     const momenta = this.program.momenta;
+    const [state, momentum] = await Promise.all([
+      readPair(this.device, n, this.positions, this.velocities, shared ? this.readback : undefined),
+      momenta ? this.executor.readVector(momenta) : undefined,
+    ]);
     return this.watch.check({
       step,
       time: step * this.dt,
       ...state,
-      ...(momenta ? { momenta: await this.executor.readVector(momenta) } : {}),
+      ...(momentum ? { momenta: momentum } : {}),
     });
   }
 
