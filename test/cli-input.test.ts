@@ -77,3 +77,26 @@ test('a scene file with a UTF-8 byte-order mark runs as the same file without it
   const frames = (text: string): unknown => (JSON.parse(text) as { frames: unknown }).frames;
   expect(frames(marked.stdout)).toEqual(frames(plain.stdout));
 }, 60_000);
+
+test('Ctrl-C ends a run of 1e12 steps at once with exit 130 and a complete document: the start, the state reached, the error', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn('node', [WEFT, 'run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '1e-6', '--steps', '1000000000000', '--progress']); // prettier-ignore
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // Wait for the first progress line (the run is under way), then interrupt.
+  while (!/steps\/s/.test(stderr)) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(stderr).toMatch(/about [\d,]+ days left/); // 1e12 steps: the ETA says so
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(130);
+  const output = JSON.parse(stdout) as {
+    frames: { step: number }[];
+    stats?: unknown;
+    error: { message: string };
+  };
+  expect(output.frames).toHaveLength(2);
+  expect(output.frames[1]!.step).toBeGreaterThan(0);
+  expect(output.stats).toBeUndefined();
+  expect(output.error.message).toMatch(/^interrupted \(Ctrl-C\) at step \d+ of 1000000000000/);
+}, 60_000);

@@ -12,9 +12,10 @@ export class ProgressBar {
     const fraction = this.total === 0 ? 1 : Math.min(1, done / this.total);
     const seconds = (performance.now() - this.started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
+    const left = rate > 0 && done < this.total ? `, about ${duration((this.total - done) / rate)} left` : '';
     const text = `${this.label} ${Math.round(fraction * 100)
       .toString()
-      .padStart(3)}% ${done}/${this.total} steps, ${rate.toFixed(0)} steps/s`;
+      .padStart(3)}% ${done}/${this.total} steps, ${rate.toFixed(0)} steps/s${left}`;
     if (this.stream.isTTY) {
       const width = 30;
       const filled = Math.round(fraction * width);
@@ -28,4 +29,13 @@ export class ProgressBar {
       this.stream.write(`${text}\n`);
     }
   }
+}
+
+/** A duration in words a person reads at a glance: 42 s, 7 min, 3 h 20 min, 12 days. */
+export function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'forever';
+  if (seconds < 90) return `${Math.ceil(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+  return `${Math.round(seconds / 86_400).toLocaleString('en')} days`;
 }

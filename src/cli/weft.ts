@@ -127,18 +127,31 @@ async function integrate(
   const started = performance.now();
   let final = initial;
   let done = 0;
-  while (done < steps) {
-    const next = Math.min(steps, (Math.floor(done / every) + 1) * every);
-    const base = done;
-    await simulation.advance(next - done, (d) => progress?.update(base + d));
-    done = next;
-    final = await simulation.readState();
-    await onFrame(frameOf(simulation.model, final));
+  try {
+    while (done < steps) {
+      const next = Math.min(steps, (Math.floor(done / every) + 1) * every);
+      const base = done;
+      await simulation.advance(next - done, (d) => {
+        progress?.update(base + d);
+        if (interruption.requested) throw new WeftError('interrupted', `interrupted (Ctrl-C) at step ${base + d} of ${steps}: the output ends with the state there`); // prettier-ignore
+      });
+      done = next;
+      final = await simulation.readState();
+      await onFrame(frameOf(simulation.model, final));
+    }
+  } catch (error) {
+    // Ctrl-C: the state reached is the last frame, then the error ends the document.
+    if (error instanceof WeftError && error.code === 'interrupted') await onFrame(frameOf(simulation.model, await simulation.readState())); // prettier-ignore
+    throw error;
   }
   return { initial, final, seconds: (performance.now() - started) / 1000 };
 }
 
+/** Set by Ctrl-C during `weft run`: the run stops at its next chunk and writes what it has. */
+const interruption = { requested: false };
+
 async function run(args: string[]): Promise<void> {
+  process.once('SIGINT', () => (interruption.requested = true));
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: PARSE_OPTIONS });
   if (positionals.length !== 1)
     throw new WeftInputError('scene', `give exactly one scene file, got ${positionals.length}`);

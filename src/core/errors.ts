@@ -14,9 +14,10 @@ export type WeftErrorCode =
   | 'destroyed'
   | 'device-lost'
   | 'gpu-setup'
-  | 'unconverged';
+  | 'unconverged'
+  | 'interrupted';
 
-/** CLI exit status of each code: 2 bad input, 3 no WebGPU (or lost), 4 the run failed numerically, 1 misuse. */
+/** CLI exit status of each code: 2 bad input, 3 no WebGPU (or lost), 4 the run failed numerically, 1 misuse, 130 Ctrl-C. */
 const EXIT_CODES: Record<WeftErrorCode, number> = {
   input: 2,
   'webgpu-unavailable': 3,
@@ -26,6 +27,7 @@ const EXIT_CODES: Record<WeftErrorCode, number> = {
   'device-lost': 3,
   'gpu-setup': 1,
   unconverged: 4,
+  interrupted: 130,
 };
 
 export class WeftError extends Error {

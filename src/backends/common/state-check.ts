@@ -55,24 +55,35 @@ export function requireStepCount(steps: number): void {
 }
 
 /**
- * advance() of a CPU simulation: `step` in chunks of about a hundredth of the run, yielding to
- * the event loop between chunks so that progress can be shown.
+ * advance() of a simulation: `step` in chunks sized to take about 0.1 s each (doubling from
+ * `first` while they are quicker, halving when slower), yielding to the event loop between chunks
+ * so that progress can be shown and a Ctrl-C handled however long the run (`--steps 1e12`).
+ * `settle` waits for a chunk's work (the GPU's); `first` is the smallest chunk.
  */
 export async function advanceInChunks(
   step: (steps: number) => void,
   steps: number,
   onProgress?: (done: number, total: number) => void,
+  settle: () => Promise<void> = nextTask,
+  first = 1,
 ): Promise<void> {
   requireStepCount(steps);
-  const chunk = Math.max(1, Math.ceil(steps / 100));
+  let chunk = first;
   for (let done = 0; done < steps;) {
     const next = Math.min(chunk, steps - done);
+    const started = performance.now();
     step(next);
+    await settle();
     done += next;
     onProgress?.(done, steps);
-    await Promise.resolve();
+    const ms = performance.now() - started;
+    if (ms < CHUNK_MS / 2) chunk *= 2;
+    else if (ms > 2 * CHUNK_MS) chunk = Math.max(first, Math.floor(chunk / 2));
   }
 }
+
+/** Wall time one chunk of advance() aims at, ms. */
+const CHUNK_MS = 100;
 
 /**
  * advanceTo(t) of a fixed-step simulation: the steps from step `steps` (time steps·dt) to `t`, an
@@ -92,4 +103,14 @@ export function stepsTo(t: number, steps: number, dt: number): number {
       `must be a time ≥ ${steps * dt} s on the grid of dt = ${dt} s (a whole number of steps away), got ${t}`,
     );
   return count;
+}
+
+/**
+ * Yields to the event loop (a task, not a microtask), so that timers, I/O and signal handlers —
+ * a CLI's Ctrl-C — run between chunks of a long CPU run.
+ */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
 }

@@ -29,7 +29,7 @@ import { explicitProgram, multistepProgram } from '../../integrators/programs.ts
 import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
-import { requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
+import { advanceInChunks, nextTask, requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
@@ -242,14 +242,11 @@ export class WebGpuSimulation implements GpuSimulation {
       }
       return;
     }
-    const chunk = Math.max(this.stepsPerSubmit, Math.ceil(steps / 100));
-    for (let done = 0; done < steps;) {
-      const next = Math.min(chunk, steps - done);
-      this.step(next);
-      await this.finished();
-      done += next;
-      onProgress?.(done, steps);
-    }
+    const settle = async (): Promise<void> => {
+      await this.device.queue.onSubmittedWorkDone();
+      await nextTask();
+    };
+    await advanceInChunks((n) => this.step(n), steps, onProgress, settle, this.stepsPerSubmit);
   }
 
   async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
