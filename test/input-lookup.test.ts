@@ -5,6 +5,7 @@
  */
 import { expect, test } from 'vitest';
 import {
+  buildCloth,
   buildRope,
   createModel,
   createSimulation,
@@ -48,4 +49,11 @@ test.each([
 ])('createModel with a required array missing names it (%#)', (description, message) => {
   expect(() => createModel(description as unknown as ModelDescription)).toThrow(WeftInputError);
   expect(() => createModel(description as unknown as ModelDescription)).toThrow(message);
+});
+
+test('builders refuse sizes they could not allocate, naming the field, before allocating', () => {
+  expect(() => buildCloth({ nx: 100_000, ny: 100_000 })).toThrow(/^cloth\.nx: nx × ny must be at most 16,777,216 particles \(4096²\), got 100000 × 100000/); // prettier-ignore
+  expect(() => buildRope({ particles: 1e9 })).toThrow(
+    /^rope\.particles: must be at most 16,777,216, got 1000000000/,
+  );
 });

@@ -59,6 +59,9 @@ function clothPins(pins: ClothPinPreset | readonly number[], nx: number, ny: num
   }
 }
 
+/** The most particles a builder makes (a cloth of 4096 × 4096). */
+const MAX_BUILT_PARTICLES = 4096 * 4096;
+
 /**
  * A rectangular cloth of nx × ny particles with structural, shear and bend springs, each kind with
  * its own stiffness (the cloth model of the ODE lecture, spec/ode-lecture-mass-spring-cloth.md).
@@ -67,6 +70,9 @@ function clothPins(pins: ClothPinPreset | readonly number[], nx: number, ny: num
 export function buildCloth(options: ClothOptions = {}): Model {
   const nx = positiveInteger('cloth.nx', options.nx ?? 16, 2);
   const ny = positiveInteger('cloth.ny', options.ny ?? 16, 2);
+  // 4096² particles and their ~25 M springs take ~2 GB on the host: more would fail mid-allocation.
+  if (nx * ny > MAX_BUILT_PARTICLES)
+    throw new WeftInputError('cloth.nx', `nx × ny must be at most ${MAX_BUILT_PARTICLES.toLocaleString('en')} particles (4096²), got ${nx} × ${ny}`); // prettier-ignore
   const spacing = options.spacing ?? 0.1;
   if (!(spacing > 0) || !Number.isFinite(spacing)) {
     throw new WeftInputError('cloth.spacing', `must be a finite number > 0, got ${spacing}`);
@@ -145,6 +151,8 @@ export interface RopeOptions {
 /** A rope (chain) of particles joined by springs between neighbours, laid out straight. */
 export function buildRope(options: RopeOptions = {}): Model {
   const count = positiveInteger('rope.particles', options.particles ?? 16, 2);
+  if (count > MAX_BUILT_PARTICLES)
+    throw new WeftInputError('rope.particles', `must be at most ${MAX_BUILT_PARTICLES.toLocaleString('en')}, got ${count}`); // prettier-ignore
   const spacing = options.spacing ?? 0.1;
   if (!(spacing > 0) || !Number.isFinite(spacing)) {
     throw new WeftInputError('rope.spacing', `must be a finite number > 0, got ${spacing}`);
