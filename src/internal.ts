@@ -85,3 +85,4 @@ export {
   type MultigridHierarchy,
 } from './model/multigrid-hierarchy.ts';
 export { CpuMultigrid } from './backends/cpu/multigrid.ts';
+export { didYouMean, shortestFloat32 } from './cli/text.ts';

@@ -20,6 +20,8 @@ import { findAdapter } from '../backends/webgpu/device.ts';
 import { decimalNumber, flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
 import { JsonOutput } from './output.ts';
 import { ProgressBar } from './progress.ts';
+import { didYouMean, shortestFloat32 } from './text.ts';
+import packageJson from '../../package.json';
 
 /** The largest demo cloth side: 2048² = 4.2 M particles, 25 M springs (about 1.5 GB on the CPU). */
 const MAX_DEMO_SIZE = 2048;
@@ -32,6 +34,7 @@ const USAGE = `Usage:
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h] [--stiffness k]
            [options of the integrator]
   weft info
+  weft --version
 Integrators: ${INTEGRATOR_NAMES.join(', ')}
 Options (a flag that does not apply to the integrator chosen is an error):
 ${flagHelp()}`;
@@ -59,7 +62,7 @@ function integratorName(text: string | undefined, fallback?: IntegratorName): In
   if (!Object.hasOwn(INTEGRATORS, name)) {
     throw new WeftInputError(
       '--integrator',
-      `unknown integrator '${name}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
+      `unknown integrator '${name}'${didYouMean(name, INTEGRATOR_NAMES)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
   return name as IntegratorName;
@@ -103,12 +106,18 @@ interface Frame {
   hamiltonian?: number;
 }
 
-function frameOf(model: Model, state: SimulationState): Frame {
+/**
+ * A frame of `state`. From float32 storage (WebGPU, or the CPU's f32), coordinates are written
+ * with the fewest digits that read back as the same float32 (0.3, not 0.30000001192092896).
+ */
+function frameOf(model: Model, state: SimulationState, float32: boolean): Frame {
+  const numbers = (values: Float64Array): number[] =>
+    Array.from(values, float32 ? shortestFloat32 : (x) => x);
   return {
     step: state.step,
     time: state.time,
-    positions: Array.from(state.positions),
-    velocities: Array.from(state.velocities),
+    positions: numbers(state.positions),
+    velocities: numbers(state.velocities),
     energy: energy(model, state.positions, state.velocities).total,
     ...(state.momenta ? { hamiltonian: hamiltonian(model, state.positions, state.momenta) } : {}),
   };
@@ -120,10 +129,11 @@ async function integrate(
   steps: number,
   every: number,
   onFrame: (frame: Frame) => Promise<void>,
+  float32: boolean,
   progress?: ProgressBar,
 ): Promise<{ initial: SimulationState; final: SimulationState; seconds: number }> {
   const initial = await simulation.readState();
-  await onFrame(frameOf(simulation.model, initial));
+  await onFrame(frameOf(simulation.model, initial, float32));
   const started = performance.now();
   let final = initial;
   let done = 0;
@@ -137,11 +147,11 @@ async function integrate(
       });
       done = next;
       final = await simulation.readState();
-      await onFrame(frameOf(simulation.model, final));
+      await onFrame(frameOf(simulation.model, final, float32));
     }
   } catch (error) {
     // Ctrl-C: the state reached is the last frame, then the error ends the document.
-    if (error instanceof WeftError && error.code === 'interrupted') await onFrame(frameOf(simulation.model, await simulation.readState())); // prettier-ignore
+    if (error instanceof WeftError && error.code === 'interrupted') await onFrame(frameOf(simulation.model, await simulation.readState(), float32)); // prettier-ignore
     throw error;
   }
   return { initial, final, seconds: (performance.now() - started) / 1000 };
@@ -197,7 +207,14 @@ async function run(args: string[]): Promise<void> {
     output = await JsonOutput.open(values['out'] as string | undefined);
     await output.begin({ integrator, backend, dt });
     const progress = values['progress'] ? new ProgressBar(integrator, steps) : undefined;
-    const result = await integrate(simulation, steps, every, (frame) => output!.frame(frame), progress);
+    const result = await integrate(
+      simulation,
+      steps,
+      every,
+      (frame) => output!.frame(frame),
+      precision === 'f32',
+      progress,
+    );
     const solver = await simulation.readSolverStats();
     await output.end({
       stats: {
@@ -261,14 +278,14 @@ async function runAdaptive(
     await output.begin({ integrator, backend, tEnd });
     const progress = values['progress'] ? new ProgressBar(integrator, 1000) : undefined;
     const initial = await simulation.readState();
-    await output.frame(frameOf(model, initial));
+    await output.frame(frameOf(model, initial, precision === 'f32'));
     const started = performance.now();
     let final = initial;
     for (let f = 1; f <= frames; f++) {
       const target = (tEnd * f) / frames;
       await simulation.advanceTo(target, (t) => progress?.update(Math.round((1000 * t) / tEnd)));
       final = await simulation.readState();
-      await output.frame(frameOf(model, final));
+      await output.frame(frameOf(model, final, precision === 'f32'));
     }
     const seconds = (performance.now() - started) / 1000;
     await output.end({
@@ -352,6 +369,7 @@ async function demo(args: string[]): Promise<void> {
       steps,
       steps || 1,
       () => Promise.resolve(),
+      false,
       new ProgressBar('simulating', steps, process.stdout),
     );
     const e = energy(model, result.final.positions, result.final.velocities);
@@ -405,12 +423,23 @@ async function info(): Promise<void> {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === 'run') await run(rest);
+    if (command === '--version' || command === '-V' || command === 'version')
+      console.log(`weft ${packageJson.version}`);
+    else if (
+      (command === 'run' || command === 'demo') &&
+      rest.some((arg) => arg === '--help' || arg === '-h')
+    )
+      console.log(USAGE);
+    else if (command === 'run') await run(rest);
     else if (command === 'demo') await demo(rest);
     else if (command === 'info') await info();
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h')
       console.log(USAGE);
-    else throw new WeftInputError('command', `unknown command '${command}' (run, demo, info, help)`);
+    else
+      throw new WeftInputError(
+        'command',
+        `unknown command '${command}'${didYouMean(command, ['run', 'demo', 'info', 'help'])} (run, demo, info, help, --version)`,
+      );
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof WeftError) {
@@ -419,7 +448,12 @@ async function main(argv: string[]): Promise<number> {
     }
     const code = (error as { code?: string }).code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`weft: ${(error as Error).message}`);
+      const flag = /'(--?[^']+)'/.exec((error as Error).message)?.[1];
+      const message =
+        code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag
+          ? `unknown flag '${flag}'${didYouMean(flag.replace(/^-+/, ''), Object.keys(PARSE_OPTIONS), '--')} (weft --help lists them)`
+          : (error as Error).message;
+      console.error(`weft: ${message}`);
       return 2;
     }
     console.error(`weft: internal error: ${(error as Error).stack ?? String(error)}`);
