@@ -252,6 +252,17 @@ async function main(): Promise<void> {
     else if (control instanceof HTMLInputElement || control instanceof HTMLSelectElement)
       control.value = value;
   }
+  // An explicit integrator asked for in the URL without a dt gets a stable one (half the
+  // explicit limit) and the substeps for real time, not the implicit default's 1/240 s.
+  if (
+    params.has('integrator') &&
+    !params.has('dt') &&
+    !isImplicit(input('integrator').value as IntegratorName)
+  ) {
+    const dt = explicitStepLimit(readSettings()) / 2;
+    input('dt').value = dt.toPrecision(3);
+    if (!params.has('substeps')) input('substeps').value = String(Math.min(1000, Math.ceil(FRAME_TIME / dt)));
+  }
   let settings = readSettings();
   showStepHint(settings);
 
@@ -438,7 +449,12 @@ async function main(): Promise<void> {
   const readSolver = (current: Scene): void => {
     track(current, async () => {
       const stats = await current.sim.readSolverStats().catch(() => null);
-      if (!stats || scene !== current) return;
+      if (scene !== current) return;
+      // An explicit scene has no solver line (not the last implicit scene's).
+      if (!stats || !current.implicit) {
+        solverLine = '';
+        return;
+      }
       const last = current.lastStats;
       const solves = stats.linearSolves - (last?.linearSolves ?? 0);
       const iterations = stats.linearIterations - (last?.linearIterations ?? 0);
@@ -446,7 +462,6 @@ async function main(): Promise<void> {
       const newton = stats.newtonIterations - (last?.newtonIterations ?? 0);
       current.lastStats = stats;
       if (solves === 0) return;
-      if (!current.implicit) return;
       const { maxIterations, tolerance } = settings;
       solverLine =
         `CG (${settings.solver}): ${(iterations / solves).toFixed(1)} iterations/solve (cap ${maxIterations}), residual ` +
@@ -475,7 +490,9 @@ async function main(): Promise<void> {
           ` + gravity ${e.gravity.toFixed(3)}`;
       } catch (error) {
         if (!(error instanceof WeftDivergenceError)) throw error;
-        if (scene === current && !diverged) stop(`The simulation diverged: ${error.message}.`);
+        // error.message reads "simulation diverged: particle … (what to do)".
+        if (scene === current && !diverged)
+          stop(`${error.message[0]!.toUpperCase()}${error.message.slice(1)}.`);
       }
     });
   };
