@@ -283,6 +283,14 @@ test('the pages’ error plumbing reports scoped and uncaptured WebGPU errors', 
   await page.close();
 });
 
+test('the dev server root (npm run demo) leads to the examples, not a 404', async () => {
+  const { page, errors } = await open('/');
+  await page.waitForFunction(() => document.title === 'Weft examples', { timeout: 20_000 });
+  expect(new URL(page.url()).pathname).toBe('/examples/');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('examples/index.html links to every example', async () => {
   const { page } = await open('/examples/');
   const links = await page.$$eval('a[href]', (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
