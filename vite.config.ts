@@ -22,7 +22,8 @@ export default defineConfig(({ mode }) => ({
             fileName: (_format, name) => `${name}.js`,
           },
           outDir: 'dist',
-          emptyOutDir: false,
+          // The library builds first (npm run build), so stale chunks of earlier builds go.
+          emptyOutDir: true,
           target: 'es2022',
           rollupOptions: {
             external: ['webgpu', /^wgsl_reflect/, /^node:/],
