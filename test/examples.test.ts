@@ -204,7 +204,7 @@ test('the cloth demo runs a multistep predictor–corrector on the GPU', async (
 test('the cloth demo given ?integrator=rk4 (no dt) takes a stable explicit step, not the implicit default', async () => {
   const { page, errors } = await open('/examples/cloth/?size=32&integrator=rk4');
   await waitForFrames(page, errors, 3);
-  const [dt, substeps] = await page.evaluate(() => ['dt', 'substeps'].map((id) => Number((document.getElementById(id) as HTMLInputElement).value))); // prettier-ignore
+  const [dt, substeps] = (await page.evaluate(() => ['dt', 'substeps'].map((id) => Number((document.getElementById(id) as HTMLInputElement).value)))) as [number, number]; // prettier-ignore
   // The page's own explicit limit 2/ω_max on a 32² cloth is ~4.4e-4 s (its hint); half of it is used.
   expect(dt).toBeLessThan(3e-4);
   expect(dt).toBeGreaterThan(1e-4);

@@ -3,28 +3,23 @@
  * exit non-zero (2: bad input, 3: no WebGPU, 4: diverged or no step size meets the accuracy);
  * never a stack trace.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
-import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive, type IntegratorName } from '../integrators/catalog.ts';
+import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive } from '../integrators/catalog.ts';
 import type { AdaptiveBackendOptions } from '../simulation/adaptive-simulation.ts';
 import type { AdaptiveIntegratorName, AdaptiveOptions } from '../integrators/adaptive-options.ts';
-import { buildCloth } from '../model/builders.ts';
-import { energy, hamiltonian } from '../model/energy.ts';
-import type { Model } from '../model/model.ts';
-import { parseScene } from '../model/scene.ts';
+import { energy } from '../model/energy.ts';
 import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';
-import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { findAdapter } from '../backends/webgpu/device.ts';
-import { decimalNumber, flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
+import { flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
 import { JsonOutput } from './output.ts';
 import { ProgressBar } from './progress.ts';
-import { didYouMean, shortestFloat32 } from './text.ts';
+import { demo } from './demo.ts';
+import { frameOf, integrate, interruption } from './frames.ts';
+import { backendName, integratorName, readScene } from './inputs.ts';
+import { didYouMean } from './text.ts';
 import packageJson from '../../package.json';
-
-/** The largest demo cloth side: 2048² = 4.2 M particles, 25 M springs (about 1.5 GB on the CPU). */
-const MAX_DEMO_SIZE = 2048;
 
 const USAGE = `Usage:
   weft run <scene.json> --integrator <name> --dt <h> --steps <n> [--every k] [--out file] [--progress]
@@ -38,127 +33,6 @@ const USAGE = `Usage:
 Integrators: ${INTEGRATOR_NAMES.join(', ')}
 Options (a flag that does not apply to the integrator chosen is an error):
 ${flagHelp()}`;
-
-function number(option: string, text: string | undefined, fallback?: number): number {
-  if (text === undefined) {
-    if (fallback === undefined) throw new WeftInputError(option, 'is required');
-    return fallback;
-  }
-  return decimalNumber(option, text);
-}
-
-function integer(option: string, text: string | undefined, minimum: number, fallback?: number): number {
-  const value = number(option, text, fallback);
-  if (!Number.isInteger(value) || value < minimum) {
-    throw new WeftInputError(option, `must be an integer ≥ ${minimum}, got '${text}'`);
-  }
-  return value;
-}
-
-function integratorName(text: string | undefined, fallback?: IntegratorName): IntegratorName {
-  const name = text ?? fallback;
-  if (name === undefined)
-    throw new WeftInputError('--integrator', `is required (one of: ${INTEGRATOR_NAMES.join(', ')})`);
-  if (!Object.hasOwn(INTEGRATORS, name)) {
-    throw new WeftInputError(
-      '--integrator',
-      `unknown integrator '${name}'${didYouMean(name, INTEGRATOR_NAMES)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
-    );
-  }
-  return name as IntegratorName;
-}
-
-function backendName(text: string | undefined, fallback: 'cpu' | 'webgpu'): 'cpu' | 'webgpu' {
-  const backend = text ?? fallback;
-  if (backend !== 'cpu' && backend !== 'webgpu')
-    throw new WeftInputError('--backend', `must be cpu or webgpu, got '${backend}'`);
-  return backend;
-}
-
-function readScene(path: string): Model {
-  let text: string;
-  try {
-    // A UTF-8 byte-order mark (some editors write one) is not part of the JSON.
-    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
-  } catch (error) {
-    throw new WeftInputError(
-      'scene',
-      `cannot read '${path}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new WeftInputError('scene', `'${path}' is not valid JSON: ${(error as Error).message}`);
-  }
-  return parseScene(json);
-}
-
-interface Frame {
-  step: number;
-  time: number;
-  positions: number[];
-  velocities: number[];
-  /** Kinetic + spring + gravitational energy, J. */
-  energy: number;
-  /** variational-symplectic-implicit: ½ pᵀM⁻¹p + potential, with its momentum p, J. */
-  hamiltonian?: number;
-}
-
-/**
- * A frame of `state`. From float32 storage (WebGPU, or the CPU's f32), coordinates are written
- * with the fewest digits that read back as the same float32 (0.3, not 0.30000001192092896).
- */
-function frameOf(model: Model, state: SimulationState, float32: boolean): Frame {
-  const numbers = (values: Float64Array): number[] =>
-    Array.from(values, float32 ? shortestFloat32 : (x) => x);
-  return {
-    step: state.step,
-    time: state.time,
-    positions: numbers(state.positions),
-    velocities: numbers(state.velocities),
-    energy: energy(model, state.positions, state.velocities).total,
-    ...(state.momenta ? { hamiltonian: hamiltonian(model, state.positions, state.momenta) } : {}),
-  };
-}
-
-/** Steps to `steps`, handing `onFrame` a frame at 0, every `every` steps, and at the end. */
-async function integrate(
-  simulation: Simulation,
-  steps: number,
-  every: number,
-  onFrame: (frame: Frame) => Promise<void>,
-  float32: boolean,
-  progress?: ProgressBar,
-): Promise<{ initial: SimulationState; final: SimulationState; seconds: number }> {
-  const initial = await simulation.readState();
-  await onFrame(frameOf(simulation.model, initial, float32));
-  const started = performance.now();
-  let final = initial;
-  let done = 0;
-  try {
-    while (done < steps) {
-      const next = Math.min(steps, (Math.floor(done / every) + 1) * every);
-      const base = done;
-      await simulation.advance(next - done, (d) => {
-        progress?.update(base + d);
-        if (interruption.requested) throw new WeftError('interrupted', `interrupted (Ctrl-C) at step ${base + d} of ${steps}: the output ends with the state there`); // prettier-ignore
-      });
-      done = next;
-      final = await simulation.readState();
-      await onFrame(frameOf(simulation.model, final, float32));
-    }
-  } catch (error) {
-    // Ctrl-C: the state reached is the last frame, then the error ends the document.
-    if (error instanceof WeftError && error.code === 'interrupted') await onFrame(frameOf(simulation.model, await simulation.readState(), float32)); // prettier-ignore
-    throw error;
-  }
-  return { initial, final, seconds: (performance.now() - started) / 1000 };
-}
-
-/** Set by Ctrl-C during `weft run`: the run stops at its next chunk and writes what it has. */
-const interruption = { requested: false };
 
 async function run(args: string[]): Promise<void> {
   process.once('SIGINT', () => (interruption.requested = true));
@@ -198,9 +72,21 @@ async function run(args: string[]): Promise<void> {
   if (givenSteps === undefined) throw new WeftInputError('--steps', 'is required');
   const steps = givenSteps as number;
   const every = (givenEvery as number | undefined) ?? Math.max(1, steps);
-  const dt = flagged['dt'] as number;
-  const model = readScene(positionals[0]!);
-  const options = { ...flagged, backend, integrator, precision } as SimulationOptions;
+  const options = { ...flagged, backend, integrator, precision } as SimulationOptions & { dt: number };
+  return runFixed(positionals[0]!, values, options, steps, every);
+}
+
+/** `weft run` with a fixed-step integrator: `steps` steps, a frame every `every`. */
+async function runFixed(
+  scenePath: string,
+  values: Record<string, string | boolean | undefined>,
+  options: SimulationOptions & { dt: number },
+  steps: number,
+  every: number,
+): Promise<void> {
+  const { integrator, backend, dt } = options;
+  const precision = options.precision ?? 'f64';
+  const model = readScene(scenePath);
   const simulation = await createSimulation(model, options);
   let output: JsonOutput | undefined;
   try {
@@ -305,91 +191,6 @@ async function runAdaptive(
   } catch (error) {
     await output?.fail(error);
     throw error;
-  } finally {
-    simulation.destroy();
-  }
-}
-
-async function demo(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { ...PARSE_OPTIONS, size: { type: 'string' }, stiffness: { type: 'string' } },
-  });
-  const text = (key: string): string | undefined =>
-    (values as Record<string, string | boolean | undefined>)[key] as string | undefined;
-  const size = integer('--size', text('size'), 2, 64);
-  if (size > MAX_DEMO_SIZE)
-    throw new WeftInputError(
-      '--size',
-      `must be at most ${MAX_DEMO_SIZE} (a ${MAX_DEMO_SIZE}² cloth), got ${size}`,
-    );
-  const integrator = integratorName(text('integrator'), 'symplectic-euler');
-  if (isAdaptive(integrator)) {
-    throw new WeftInputError(
-      '--integrator',
-      `the demo takes fixed steps; '${integrator}' is adaptive (use weft run --t-end)`,
-    );
-  }
-  let backend = backendName(text('backend'), 'webgpu');
-  const { steps: givenSteps, dt: givenDt, ...solverOptions } = optionsFromFlags(values, integrator, backend);
-  // Warp's cross-framework cloth protocol: spacing 0.1, mass 0.1, k = 1000, damping 10,
-  // two corners fixed, 1/60 s frames in 16 substeps.
-  const dt = (givenDt as number | undefined) ?? 1 / 60 / 16;
-  const steps = (givenSteps as number | undefined) ?? 960;
-  const k = number('--stiffness', text('stiffness'), 1000);
-  const model = buildCloth({
-    nx: size,
-    ny: size,
-    spacing: 0.1,
-    particleMass: 0.1,
-    damping: 10,
-    structuralStiffness: k,
-    shearStiffness: k,
-    bendStiffness: k,
-  });
-  const make = (on: 'cpu' | 'webgpu'): Promise<Simulation> =>
-    createSimulation(model, { backend: on, integrator, dt, ...solverOptions } as SimulationOptions);
-  let simulation: Simulation;
-  try {
-    simulation = await make(backend);
-  } catch (error) {
-    if (!(error instanceof WebGpuUnavailableError) || text('backend') === 'webgpu') throw error;
-    process.stderr.write(`${error.message}\nFalling back to the CPU backend.\n`);
-    backend = 'cpu';
-    simulation = await make(backend);
-  }
-  console.log(
-    `Weft demo: ${size}×${size} cloth (${model.particleCount} particles, ${model.springCount} springs), ${integrator}, dt = ${dt.toPrecision(4)} s`,
-  );
-  console.log(`Backend: ${backend} — ${simulation.description}`);
-  try {
-    const corner = 0; // particle (0, 0): the free corner opposite the pinned edge
-    const result = await integrate(
-      simulation,
-      steps,
-      steps || 1,
-      () => Promise.resolve(),
-      false,
-      new ProgressBar('simulating', steps, process.stdout),
-    );
-    const e = energy(model, result.final.positions, result.final.velocities);
-    const sag = model.particlePositions[3 * corner + 1]! - result.final.positions[3 * corner + 1]!;
-    console.log(
-      `Simulated ${(steps * dt).toFixed(3)} s in ${steps} steps: ${result.seconds.toFixed(2)} s wall, ${(steps / result.seconds).toFixed(0)} steps/s, ${((steps * dt) / result.seconds).toFixed(2)} simulated s per wall s`,
-    );
-    console.log(`Free corner sag: ${sag.toFixed(4)} m`);
-    const stats = await simulation.readSolverStats();
-    if (stats && stats.linearSolves > 0) {
-      console.log(
-        `Linear solver: ${(stats.linearIterations / stats.linearSolves).toFixed(1)} iterations per solve (max ${stats.maxLinearIterations}), last relative residual ${stats.lastResidual.toExponential(2)}, ${stats.unconvergedSolves} of ${stats.linearSolves} solves unconverged` +
-          (stats.newtonIterations > 0
-            ? `; Newton: ${(stats.newtonIterations / stats.steps).toFixed(2)} iterations per step, ${stats.unconvergedSteps} steps unconverged`
-            : ''),
-      );
-    }
-    console.log(
-      `Final energy: ${e.total.toFixed(4)} J (kinetic ${e.kinetic.toFixed(4)}, spring ${e.spring.toFixed(4)}, gravity ${e.gravity.toFixed(4)})`,
-    );
   } finally {
     simulation.destroy();
   }
