@@ -89,24 +89,7 @@ export function solveLinear(
   const tolerance2 = options.tolerance * options.tolerance * bb;
   if (bb === 0) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
 
-  if (options.solver === 'jacobi') {
-    let rr = bb;
-    for (let k = 1; k <= options.maxIterations; k++) {
-      systemProduct(model, states, system, x, q);
-      for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
-      rr = dot(r, r);
-      applyPreconditioner(model, inverseDiagonal, true, r, z);
-      for (let j = 0; j < x.length; j++) x[j] = x[j]! + z[j]!;
-      if (rr <= tolerance2)
-        return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false };
-    }
-    return {
-      iterations: options.maxIterations,
-      relativeResidual: Math.sqrt(rr / bb),
-      converged: false,
-      breakdown: false,
-    };
-  }
+  if (options.solver === 'jacobi') return jacobiSolve(model, states, system, options.maxIterations, tolerance2, b, x, work); // prettier-ignore
 
   // r₀ = b − A x₀ (x₀ = 0: r₀ = b).
   if (options.warmStart) {
@@ -138,6 +121,36 @@ export function solveLinear(
   }
   return {
     iterations: options.maxIterations,
+    relativeResidual: Math.sqrt(rr / bb),
+    converged: false,
+    breakdown: false,
+  };
+}
+
+/** Block Jacobi x ← x + D⁻¹ (b − A x), its residual measured before each update (D⁻¹ in `work`). */
+function jacobiSolve(
+  model: Model,
+  states: SpringStates,
+  system: SystemCoefficients,
+  maxIterations: number,
+  tolerance2: number,
+  b: RealArray,
+  x: RealArray,
+  work: SolverWorkspace,
+): LinearSolveResult {
+  const { residual: r, product: q, preconditioned: z, inverseDiagonal } = work;
+  const bb = dot(b, b);
+  let rr = bb;
+  for (let k = 1; k <= maxIterations; k++) {
+    systemProduct(model, states, system, x, q);
+    for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
+    rr = dot(r, r);
+    applyPreconditioner(model, inverseDiagonal, true, r, z);
+    for (let j = 0; j < x.length; j++) x[j] = x[j]! + z[j]!;
+    if (rr <= tolerance2) return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false }; // prettier-ignore
+  }
+  return {
+    iterations: maxIterations,
     relativeResidual: Math.sqrt(rr / bb),
     converged: false,
     breakdown: false,
