@@ -48,6 +48,7 @@ export function validateOptions(
       throw new WeftInputError(name, `is not an option (known: ${known})`);
     }
     checkOption(row, given);
+    if (backend === 'webgpu' && typeof given === 'number') requireFloat32(name, given);
     if (!applies(row, integrator, family, backend) && given !== row.default)
       throw new WeftInputError(
         name,
@@ -57,6 +58,18 @@ export function validateOptions(
   if (backend === 'webgpu' && (options as { precision?: unknown }).precision === 'f64')
     throw new WeftInputError('precision', `the webgpu backend computes in f32 (WGSL has no f64), got 'f64'`);
 }
+
+/**
+ * A finite number given for the WebGPU backend must be one float32 can hold: beyond ±3.4e38 it
+ * would be Inf on the GPU, and a non-zero one below 1.2e-38 would flush to 0 (dt = 1e300 used to
+ * be reported as a divergence three steps later). ±Infinity where an option allows it (no limit)
+ * passes.
+ */
+function requireFloat32(name: string, value: number): void {
+  const magnitude = Math.abs(value);
+  if (Number.isFinite(value) && (magnitude > 3.4028234663852886e38 || (magnitude > 0 && magnitude < 1.1754943508222875e-38)))
+    throw new WeftInputError(name, `${value} is outside float32's range on WebGPU (normal magnitudes 1.2e-38 to 3.4e38)`);
+} // prettier-ignore
 
 /** dt, r_m and r_k of an explicit integrator (r_k must be 0: explicit schemes have no K). */
 export function validateIntegrationOptions(options: {
