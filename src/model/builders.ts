@@ -1,5 +1,5 @@
 import { WeftInputError } from '../core/errors.ts';
-import { createModel, type Model } from './model.ts';
+import { createModel, describeValue, type Model } from './model.ts';
 
 /** Named pin presets for a cloth. "Top" is the last row (j = ny − 1). */
 export type ClothPinPreset = 'none' | 'top-corners' | 'top-edge' | 'corners';
@@ -32,15 +32,63 @@ export interface ClothOptions {
   gravity?: readonly [number, number, number];
 }
 
-function positiveInteger(field: string, value: number, minimum: number): number {
-  if (!Number.isInteger(value) || value < minimum) {
-    throw new WeftInputError(field, `must be an integer ≥ ${minimum}, got ${value}`);
+function positiveInteger(field: string, value: unknown, minimum: number): number {
+  if (!Number.isInteger(value) || (value as number) < minimum) {
+    throw new WeftInputError(field, `must be an integer ≥ ${minimum}, got ${describeValue(value)}`);
   }
+  return value as number;
+}
+
+/** A name as a message quotes it ('top-corners'), cut when long; any other value described. */
+function quoted(value: unknown): string {
+  if (typeof value !== 'string') return describeValue(value);
+  return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
+}
+
+/** A builder's options: an object (or nothing, for every default). */
+function optionsObject<T>(field: string, options: T | undefined): T {
+  if (options === undefined) return {} as T;
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new WeftInputError(field, `options must be an object, got ${describeValue(options)}`);
+  return options;
+}
+
+function finitePositive(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))
+    throw new WeftInputError(field, `must be a finite number > 0, got ${describeValue(value)}`);
   return value;
 }
 
+/** A particle mass, kg: a finite number (createModel refuses one ≤ 0 on a free particle). */
+function particleMass(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new WeftInputError(field, `must be a finite number, got ${describeValue(value)}`);
+  return value;
+}
+
+/** x, y, z: an array of three finite numbers, or `fallback` when absent. */
+function vector(
+  field: string,
+  value: unknown,
+  fallback: readonly [number, number, number],
+): readonly [number, number, number] {
+  if (value === undefined) return fallback;
+  if (
+    !Array.isArray(value) ||
+    value.length !== 3 ||
+    value.some((x) => typeof x !== 'number' || !Number.isFinite(x))
+  )
+    throw new WeftInputError(field, `must be 3 finite numbers (x, y, z), got ${describeValue(value)}`);
+  return value as unknown as readonly [number, number, number];
+}
+
 function clothPins(pins: ClothPinPreset | readonly number[], nx: number, ny: number): number[] {
-  if (typeof pins !== 'string') return [...pins];
+  if (Array.isArray(pins)) return [...(pins as readonly number[])];
+  if (typeof pins !== 'string')
+    throw new WeftInputError(
+      'cloth.pins',
+      `must be a preset or a list of indices, got ${describeValue(pins)}`,
+    );
   const top = (ny - 1) * nx;
   switch (pins) {
     case 'none':
@@ -54,7 +102,7 @@ function clothPins(pins: ClothPinPreset | readonly number[], nx: number, ny: num
     default:
       throw new WeftInputError(
         'cloth.pins',
-        `unknown preset '${String(pins)}' (use none, top-corners, top-edge, corners, or a list of indices)`,
+        `unknown preset ${quoted(pins)} (use none, top-corners, top-edge, corners, or a list of indices)`,
       );
   }
 }
@@ -67,25 +115,24 @@ const MAX_BUILT_PARTICLES = 4096 * 4096;
  * its own stiffness (the cloth model of the ODE lecture, spec/ode-lecture-mass-spring-cloth.md).
  * Rest lengths are the initial distances. Particle (i, j) has index j * nx + i.
  */
-export function buildCloth(options: ClothOptions = {}): Model {
+export function buildCloth(given?: ClothOptions): Model {
+  const options = optionsObject('cloth', given);
   const nx = positiveInteger('cloth.nx', options.nx ?? 16, 2);
   const ny = positiveInteger('cloth.ny', options.ny ?? 16, 2);
   // 4096² particles and their ~25 M springs take ~2 GB on the host: more would fail mid-allocation.
   if (nx * ny > MAX_BUILT_PARTICLES)
     throw new WeftInputError('cloth.nx', `nx × ny must be at most ${MAX_BUILT_PARTICLES.toLocaleString('en')} particles (4096²), got ${nx} × ${ny}`); // prettier-ignore
-  const spacing = options.spacing ?? 0.1;
-  if (!(spacing > 0) || !Number.isFinite(spacing)) {
-    throw new WeftInputError('cloth.spacing', `must be a finite number > 0, got ${spacing}`);
-  }
+  const spacing = finitePositive('cloth.spacing', options.spacing ?? 0.1);
+  const mass = particleMass('cloth.particleMass', options.particleMass ?? 0.1);
   const structural = options.structuralStiffness ?? 1000;
   const shear = options.shearStiffness ?? 1000;
   const bend = options.bendStiffness ?? 1000;
-  const [ox, oy, oz] = options.origin ?? [0, 0, 0];
+  const [ox, oy, oz] = vector('cloth.origin', options.origin, [0, 0, 0]);
   const vertical = options.orientation === 'vertical';
   if (options.orientation !== undefined && options.orientation !== 'horizontal' && !vertical) {
     throw new WeftInputError(
       'cloth.orientation',
-      `must be 'horizontal' or 'vertical', got '${String(options.orientation)}'`,
+      `must be 'horizontal' or 'vertical', got ${quoted(options.orientation)}`,
     );
   }
 
@@ -119,7 +166,7 @@ export function buildCloth(options: ClothOptions = {}): Model {
 
   return createModel({
     positions,
-    masses: new Float64Array(nx * ny).fill(options.particleMass ?? 0.1),
+    masses: new Float64Array(nx * ny).fill(mass),
     fixed: clothPins(options.pins ?? 'top-corners', nx, ny),
     springPairs: pairs,
     springStiffness: stiffness,
@@ -149,15 +196,14 @@ export interface RopeOptions {
 }
 
 /** A rope (chain) of particles joined by springs between neighbours, laid out straight. */
-export function buildRope(options: RopeOptions = {}): Model {
+export function buildRope(given?: RopeOptions): Model {
+  const options = optionsObject('rope', given);
   const count = positiveInteger('rope.particles', options.particles ?? 16, 2);
   if (count > MAX_BUILT_PARTICLES)
     throw new WeftInputError('rope.particles', `must be at most ${MAX_BUILT_PARTICLES.toLocaleString('en')}, got ${count}`); // prettier-ignore
-  const spacing = options.spacing ?? 0.1;
-  if (!(spacing > 0) || !Number.isFinite(spacing)) {
-    throw new WeftInputError('rope.spacing', `must be a finite number > 0, got ${spacing}`);
-  }
-  const [dx, dy, dz] = options.direction ?? [1, 0, 0];
+  const spacing = finitePositive('rope.spacing', options.spacing ?? 0.1);
+  const mass = particleMass('rope.particleMass', options.particleMass ?? 0.1);
+  const [dx, dy, dz] = vector('rope.direction', options.direction, [1, 0, 0]);
   const norm = Math.hypot(dx, dy, dz);
   if (!(norm > 0) || !Number.isFinite(norm))
     throw new WeftInputError('rope.direction', 'must be a non-zero vector');
@@ -169,12 +215,12 @@ export function buildRope(options: RopeOptions = {}): Model {
   }
   const presets = { none: [], first: [0], both: [0, count - 1] };
   const pins = options.pins ?? 'first';
-  const fixed = Object.hasOwn(presets, pins) ? presets[pins] : undefined;
+  const fixed = typeof pins === 'string' && Object.hasOwn(presets, pins) ? presets[pins] : undefined;
   if (!fixed)
-    throw new WeftInputError('rope.pins', `unknown preset '${String(pins)}' (use none, first or both)`);
+    throw new WeftInputError('rope.pins', `unknown preset ${quoted(pins)} (use none, first or both)`);
   return createModel({
     positions,
-    masses: new Float64Array(count).fill(options.particleMass ?? 0.1),
+    masses: new Float64Array(count).fill(mass),
     fixed,
     springPairs: Array.from({ length: 2 * (count - 1) }, (_, k) => (k >> 1) + (k & 1)),
     springStiffness: options.stiffness ?? 1000,

@@ -60,11 +60,45 @@ export interface Model {
   readonly incidence: Incidence;
 }
 
+/**
+ * A value as an error message shows it: short, and never a throw — a Symbol, an object without a
+ * prototype, a cycle or an array nested 10⁵ deep are described, not converted or stringified.
+ */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case 'bigint':
+      return `${value.toString()}n`;
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return 'a function';
+    case 'object':
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        const short = value.length <= 8 && value.every((x) => typeof x !== 'object' || x === null);
+        return short ? `[${value.map(describeValue).join(', ')}]` : `an array of ${value.length}`;
+      }
+      return 'an object';
+    default:
+      return String(value);
+  }
+}
+
+/** `value` is array-like: an object with a length that is a whole number (not a string, not null). */
+function requireArray(field: string, value: unknown, what = 'an array of numbers'): ArrayLike<number> {
+  const length = (value as { length?: unknown } | null)?.length;
+  if (typeof value !== 'object' || value === null || !Number.isSafeInteger(length) || (length as number) < 0)
+    throw new WeftInputError(field, `must be ${what}, got ${describeValue(value)}`);
+  return value as ArrayLike<number>;
+}
+
 function requireFinite(field: string, values: ArrayLike<number>): void {
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new WeftInputError(`${field}[${i}]`, `must be a finite number, got ${String(value)}`);
+      throw new WeftInputError(`${field}[${i}]`, `must be a finite number, got ${describeValue(value)}`);
     }
   }
 }
@@ -75,20 +109,21 @@ function requireLength(field: string, values: ArrayLike<number>, length: number,
   }
 }
 
-function requireIndex(field: string, value: number, particleCount: number): void {
-  if (!Number.isInteger(value) || value < 0 || value >= particleCount) {
-    throw new WeftInputError(field, `particle index ${value} is out of range [0, ${particleCount - 1}]`);
+function requireIndex(field: string, value: unknown, particleCount: number): void {
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= particleCount) {
+    throw new WeftInputError(field, `particle index ${describeValue(value)} is out of range [0, ${particleCount - 1}]`); // prettier-ignore
   }
 }
 
 /** A per-spring value given as one number or an array of s numbers. */
 function perSpring(field: string, value: number | ArrayLike<number>, springCount: number): Float64Array {
-  const values =
-    typeof value === 'number' ? new Float64Array(springCount).fill(value) : Float64Array.from(value);
-  if (typeof value === 'number') requireFinite(field, [value]);
-  else requireLength(field, values, springCount, 'one per spring');
-  requireFinite(field, values);
-  return values;
+  if (typeof value === 'number') {
+    requireFinite(field, [value]);
+    return new Float64Array(springCount).fill(value);
+  }
+  requireLength(field, requireArray(field, value, 'a number or an array of numbers'), springCount, 'one per spring'); // prettier-ignore
+  requireFinite(field, value);
+  return Float64Array.from(value);
 }
 
 /** The springs' arrays, validated: indices in range and distinct, k and c ≥ 0, rest lengths > 0. */
@@ -101,7 +136,7 @@ function springArrays(
     throw new WeftInputError('springs.pairs', `length ${springPairs.length} is not even (pairs a, b)`);
   }
   const springCount = springPairs.length / 2;
-  const springIndices = new Uint32Array(2 * springCount);
+  // Every index is checked before anything is allocated (an array-like may claim any length).
   for (let s = 0; s < springCount; s++) {
     const a = springPairs[2 * s] as number;
     const b = springPairs[2 * s + 1] as number;
@@ -109,9 +144,8 @@ function springArrays(
     requireIndex(`springs.pairs[${2 * s + 1}]`, b, particleCount);
     if (a === b)
       throw new WeftInputError(`springs.pairs[${2 * s}]`, `spring ${s} joins particle ${a} to itself`);
-    springIndices[2 * s] = a;
-    springIndices[2 * s + 1] = b;
   }
+  const springIndices = Uint32Array.from(springPairs);
 
   const springStiffness = perSpring('springs.stiffness', description.springStiffness, springCount);
   const springDamping = perSpring('springs.damping', description.springDamping ?? 0, springCount);
@@ -123,10 +157,11 @@ function springArrays(
   });
 
   let springRestLength: Float64Array;
-  if (description.springRestLengths !== undefined) {
-    requireLength('springs.restLengths', description.springRestLengths, springCount, 'one per spring');
-    requireFinite('springs.restLengths', description.springRestLengths);
-    springRestLength = Float64Array.from(description.springRestLengths);
+  const restLengths = description.springRestLengths ?? undefined;
+  if (restLengths !== undefined) {
+    requireLength('springs.restLengths', requireArray('springs.restLengths', restLengths), springCount, 'one per spring'); // prettier-ignore
+    requireFinite('springs.restLengths', restLengths);
+    springRestLength = Float64Array.from(restLengths);
   } else {
     springRestLength = new Float64Array(springCount);
     for (let s = 0; s < springCount; s++) {
@@ -141,8 +176,7 @@ function springArrays(
   }
   springRestLength.forEach((length, s) => {
     if (!(length > 0)) {
-      const hint =
-        description.springRestLengths === undefined ? ' (its particles start at the same place)' : '';
+      const hint = restLengths === undefined ? ' (its particles start at the same place)' : '';
       throw new WeftInputError(`springs.restLengths[${s}]`, `must be > 0, got ${length}${hint}`);
     }
   });
@@ -157,13 +191,16 @@ function springArrays(
  */
 export function createModel(description: ModelDescription): Model {
   if (typeof description !== 'object' || description === null)
-    throw new WeftInputError('model', `must be an object (positions, masses, springPairs, springStiffness), got ${String(description)}`); // prettier-ignore
+    throw new WeftInputError('model', `must be an object (positions, masses, springPairs, springStiffness), got ${describeValue(description)}`); // prettier-ignore
   // The required arrays (names as in ModelDescription; scenes check theirs in scene.ts).
   for (const field of ['positions', 'masses', 'springPairs'] as const) {
     const value: unknown = description[field];
     if (typeof value !== 'object' || value === null || typeof (value as ArrayLike<number>).length !== 'number')
       throw new WeftInputError(field, `required: an array of numbers, got ${value === null ? 'null' : typeof value}`); // prettier-ignore
+    requireArray(field, value);
   }
+  if (description.springStiffness === undefined)
+    throw new WeftInputError('springStiffness', 'required: a number or an array of numbers (one per spring), got undefined'); // prettier-ignore
   const { positions, masses } = description;
   if (positions.length % 3 !== 0) {
     throw new WeftInputError('particles.positions', `length ${positions.length} is not a multiple of 3`);
@@ -175,7 +212,7 @@ export function createModel(description: ModelDescription): Model {
   requireFinite('particles.masses', masses);
 
   const particleFixed = new Uint8Array(particleCount);
-  const fixed = description.fixed ?? [];
+  const fixed = requireArray('particles.fixed', description.fixed ?? []);
   for (let i = 0; i < fixed.length; i++) {
     const index = fixed[i] as number;
     requireIndex(`particles.fixed[${i}]`, index, particleCount);
@@ -193,10 +230,11 @@ export function createModel(description: ModelDescription): Model {
   }
 
   const particleVelocities = new Float64Array(3 * particleCount);
-  if (description.velocities !== undefined) {
-    requireLength('particles.velocities', description.velocities, 3 * particleCount, '3 per particle');
-    requireFinite('particles.velocities', description.velocities);
-    particleVelocities.set(description.velocities);
+  const velocities = description.velocities ?? undefined;
+  if (velocities !== undefined) {
+    requireLength('particles.velocities', requireArray('particles.velocities', velocities), 3 * particleCount, '3 per particle'); // prettier-ignore
+    requireFinite('particles.velocities', velocities);
+    particleVelocities.set(velocities);
   }
   for (let i = 0; i < particleCount; i++) {
     if (!particleFixed[i]) continue;
@@ -213,7 +251,7 @@ export function createModel(description: ModelDescription): Model {
   const springs = springArrays(description, particleCount);
 
   const gravity = description.gravity ?? [0, -9.81, 0];
-  requireLength('gravity', gravity, 3, 'x, y, z');
+  requireLength('gravity', requireArray('gravity', gravity, 'an array of 3 numbers'), 3, 'x, y, z');
   requireFinite('gravity', gravity);
 
   return {

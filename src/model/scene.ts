@@ -1,6 +1,6 @@
 import { WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, type Model } from './model.ts';
+import { createModel, describeValue, type Model } from './model.ts';
 
 /**
  * The scene file of `weft run` (documented in README.md): explicit particles and springs, or a
@@ -34,10 +34,10 @@ function object(field: string, value: unknown): Json {
 
 function numbers(field: string, value: unknown): number[] {
   if (!Array.isArray(value))
-    throw new WeftInputError(field, `must be an array of numbers, got ${typeof value}`);
+    throw new WeftInputError(field, `must be an array of numbers, got ${describeValue(value)}`);
   value.forEach((x, i) => {
     if (typeof x !== 'number')
-      throw new WeftInputError(`${field}[${i}]`, `must be a number, got ${JSON.stringify(x)}`);
+      throw new WeftInputError(`${field}[${i}]`, `must be a number, got ${describeValue(x)}`);
   });
   return value as number[];
 }
@@ -51,7 +51,7 @@ function only(field: string, json: Json, allowed: string[]): void {
   for (const key of Object.keys(json)) {
     if (!allowed.includes(key)) {
       throw new WeftInputError(
-        field ? `${field}.${key}` : key,
+        (field ? `${field}.${key}` : key) || '""',
         `unknown field (expected one of: ${allowed.join(', ')})`,
       );
     }
@@ -101,10 +101,10 @@ function builderOptions(field: string, value: unknown, fields: Record<string, Fi
     const name = `${field}.${key}`;
     const kind = fields[key];
     if (kind === 'number' && typeof option !== 'number') {
-      throw new WeftInputError(name, `must be a number, got ${JSON.stringify(option)}`);
+      throw new WeftInputError(name, `must be a number, got ${describeValue(option)}`);
     }
     if (kind === 'string' && typeof option !== 'string') {
-      throw new WeftInputError(name, `must be a string, got ${JSON.stringify(option)}`);
+      throw new WeftInputError(name, `must be a string, got ${describeValue(option)}`);
     }
     if (kind === 'vector' && numbers(name, option).length !== 3) {
       throw new WeftInputError(name, 'must have 3 entries (x, y, z)');
