@@ -16,7 +16,7 @@ struct CorrectorControl {
   groupsSpringX: u32,
   groupsSpringY: u32,
   partialCount: u32,         // workgroups of the norm pass (one partial each)
-  done: u32,                 // 1 once this step's corrector has converged
+  done: u32,                 // 1 once this step's corrector has converged, 2 once a sweep was NaN or Inf
   iterations: u32,           // sweeps in this step
   totalIterations: u32,      // sweeps in all steps
   maxIterationsInStep: u32,
@@ -65,7 +65,7 @@ fn programControlMain() {
     control.unconvergedSteps += select(1u, 0u, converged);
     return;
   }
-  if (control.done == 1u) {
+  if (control.done != 0u) {
     return;
   }
   control.iterations += 1u;
@@ -79,6 +79,9 @@ fn programControlMain() {
   control.lastFinite = select(0u, 1u, finite);
   if (op.check == 1u && finite && largest <= 1.0) {
     control.done = 1u;
+    release(false);
+  } else if (!finite) {
+    control.done = 2u;  // a NaN or Inf sweep cannot recover: stopped, unconverged
     release(false);
   }
 }

@@ -89,8 +89,8 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       if (total.x <= solver.tolerance2 * control.bb) {
         control.cgConverged = 1u;
         setSolving(false);
-      } else if (control.cgIterations >= solver.maxIterations) {
-        setSolving(false);
+      } else if (control.cgIterations >= solver.maxIterations || !(total.x <= 3.4e38)) {
+        setSolving(false);  // at the cap, or NaN/Inf: unconverged
       }
     }
     case SOLVE_END: {

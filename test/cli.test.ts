@@ -202,12 +202,12 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
     [
       'dt = 0',
       ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt', '0', '--steps', '1'],
-      /^weft: --dt: must be a finite number > 0/,
+      /^weft: --dt: must be a number in \(0, 1000000000\]/,
     ],
     [
       'dt < 0',
       ['run', SPRING_SCENE, '--integrator', 'rk4', '--dt=-0.1', '--steps', '1'],
-      /^weft: --dt: must be a finite number > 0, got -0.1/,
+      /^weft: --dt: must be a number in \(0, 1000000000\], got -0.1/,
     ],
     [
       'dt not a number',

@@ -1,6 +1,7 @@
 /**
  * The adaptive integrators on WebGPU in headless Chromium (WebGPU on SwiftShader) against the CPU
- * float32 path and the exact solution: the suite of test/helpers/adaptive-gpu-checks.ts. Vite
+ * float32 path and a reference solution computed in Node (RK4 with small steps,
+ * test/helpers/mass-spring-reference.ts): the suite of test/helpers/adaptive-gpu-checks.ts. Vite
  * serves test/browser/adaptive-harness.html, which runs each case in the page (GPU and CPU both)
  * on one device, inside error scopes, and hands back plain arrays; errors the page logs count as
  * the case's errors.

@@ -1,6 +1,7 @@
 /**
  * The adaptive integrators on WebGPU in Node (Dawn through the `webgpu` package, SwiftShader when
- * no GPU answers) against the CPU float32 path and the exact solution: the suite of
+ * no GPU answers) against the CPU float32 path and a reference solution computed in the test
+ * (RK4 with small steps, test/helpers/mass-spring-reference.ts): the suite of
  * test/helpers/adaptive-gpu-checks.ts, on one device for the whole file, each case inside its own
  * error scopes; and Drake's spring–mass tests with their bounds (test/helpers/drake-gpu-checks.ts).
  *

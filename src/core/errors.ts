@@ -163,3 +163,36 @@ export class WeftDeviceLostError extends WeftError {
     this.name = 'WeftDeviceLostError';
   }
 }
+
+/**
+ * A value as an error message shows it: short, and never a throw — a Symbol, an object without a
+ * prototype, a cycle or an array nested 10⁵ deep are described, not converted or stringified.
+ */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case 'bigint':
+      return `${value.toString()}n`;
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return 'a function';
+    case 'object':
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        const short = value.length <= 8 && value.every((x) => typeof x !== 'object' || x === null);
+        return short ? `[${value.map(describeValue).join(', ')}]` : `an array of ${value.length}`;
+      }
+      return 'an object';
+    default:
+      return String(value);
+  }
+}
+
+/** A name as a message quotes it: 'rk4', cut after 40 characters; anything else as describeValue. */
+export function describeName(value: unknown): string {
+  if (typeof value !== 'string') return describeValue(value);
+  const flat = value.replace(/\s+/g, ' ');
+  return `'${flat.length > 40 ? `${flat.slice(0, 40)}…` : flat}'`;
+}

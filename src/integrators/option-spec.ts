@@ -3,7 +3,7 @@
  * generated from it: validation with an error that names the option, whether an option applies
  * to an integrator on a backend, and the text of the CLI's `--help` and the README's table.
  */
-import { WeftInputError } from '../core/errors.ts';
+import { describeName, describeValue, WeftInputError } from '../core/errors.ts';
 import type { IntegratorFamily } from './catalog.ts';
 
 /** A number's allowed range; bounds are inclusive unless marked open. */
@@ -73,15 +73,18 @@ export function checkOption(spec: OptionSpec, value: unknown, fallback = spec.de
   switch (spec.type) {
     case 'number':
       if (typeof v !== 'number' || !inRange(v, spec.range))
-        throw new WeftInputError(spec.name, `must be ${rangeRule(spec.range)}, got ${String(v)}`);
+        throw new WeftInputError(spec.name, `must be ${rangeRule(spec.range)}, got ${describeValue(v)}`);
       return v;
     case 'choice':
       if (typeof v !== 'string' || !spec.choices!.includes(v))
-        throw new WeftInputError(spec.name, `must be one of ${spec.choices!.join(', ')}, got '${String(v)}'`);
+        throw new WeftInputError(
+          spec.name,
+          `must be one of ${spec.choices!.join(', ')}, got ${describeName(v)}`,
+        );
       return v;
     case 'boolean':
       if (typeof v !== 'boolean')
-        throw new WeftInputError(spec.name, `must be true or false, got ${String(v)}`);
+        throw new WeftInputError(spec.name, `must be true or false, got ${describeValue(v)}`);
       return v;
     case 'object':
       return v as OptionValue;

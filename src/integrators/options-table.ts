@@ -26,7 +26,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'integrator', type: 'choice', unit: '', choices: INTEGRATOR_NAMES, appliesTo: ALL, flag: 'integrator', help: 'The integrator (README, "Integrators").' },
   { name: 'backend', type: 'choice', unit: '', default: 'cpu', choices: ['cpu', 'webgpu'], appliesTo: ALL, flag: 'backend', help: "'cpu' (the float64 reference) or 'webgpu'." },
   { name: 'precision', type: 'choice', unit: '', default: 'f64', defaultText: "'f64' ('f32' on webgpu)", choices: ['f64', 'f32'], appliesTo: ALL, flag: 'precision', help: 'CPU storage precision; the WebGPU path is always f32 (WGSL has no f64).' },
-  { name: 'dt', type: 'number', unit: 's', range: POSITIVE, appliesTo: on(...FIXED_STEP), flag: 'dt', help: 'The step h.' },
+  { name: 'dt', type: 'number', unit: 's', range: { min: 0, minOpen: true, max: 1e9 }, appliesTo: on(...FIXED_STEP), flag: 'dt', help: 'The step h (at most 1e9 s, so that the simulated time stays finite).' },
   { name: 'rayleighMass', type: 'number', unit: '1/s', default: 0, range: NON_NEGATIVE, appliesTo: ALL, flag: 'rayleigh-mass', help: 'Rayleigh mass damping r_m: the force −r_m M v.' },
   { name: 'rayleighStiffness', type: 'number', unit: 's', default: 0, range: NON_NEGATIVE, appliesTo: on('implicit'), flag: 'rayleigh-stiffness', help: 'Rayleigh stiffness damping r_k: the force −r_k K v (needs the stiffness matrix, which only the implicit integrators assemble).' },
   // WebGPU.

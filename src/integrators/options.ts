@@ -3,7 +3,7 @@
  * given is checked against its row (type, range, choices) and against where it applies, and the
  * per-family resolvers fill in the defaults. Every problem is a WeftInputError naming the option.
  */
-import { WeftInputError } from '../core/errors.ts';
+import { describeName, WeftInputError } from '../core/errors.ts';
 import type { ErrorTolerances, ResolvedAdaptiveOptions } from './adaptive-options.ts';
 import { ADAPTIVE_INTEGRATOR_NAMES } from './adaptive.ts';
 import { INTEGRATORS, type IntegratorName } from './catalog.ts';
@@ -45,7 +45,10 @@ export function validateOptions(
     const row = OPTION_SPECS.get(name);
     if (!row) {
       const known = OPTIONS.map((o) => o.name).join(', ');
-      throw new WeftInputError(name, `is not an option (known: ${known})`);
+      throw new WeftInputError(
+        name === '' ? "''" : describeName(name).slice(1, -1),
+        `is not an option (known: ${known})`,
+      );
     }
     checkOption(row, given);
     if (backend === 'webgpu' && typeof given === 'number') requireFloat32(name, given);

@@ -1,5 +1,5 @@
-import { WeftInputError } from '../core/errors.ts';
-import { createModel, describeValue, type Model } from './model.ts';
+import { describeValue, WeftInputError } from '../core/errors.ts';
+import { createModel, type Model } from './model.ts';
 
 /** Named pin presets for a cloth. "Top" is the last row (j = ny − 1). */
 export type ClothPinPreset = 'none' | 'top-corners' | 'top-edge' | 'corners';

@@ -1,4 +1,4 @@
-import { WeftInputError } from '../core/errors.ts';
+import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildIncidence, type Incidence } from './incidence.ts';
 
 /**
@@ -58,32 +58,6 @@ export interface Model {
   readonly gravity: readonly [number, number, number];
   /** Per-particle list of incident springs, for gathering forces without atomics. */
   readonly incidence: Incidence;
-}
-
-/**
- * A value as an error message shows it: short, and never a throw — a Symbol, an object without a
- * prototype, a cycle or an array nested 10⁵ deep are described, not converted or stringified.
- */
-export function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-    case 'bigint':
-      return `${value.toString()}n`;
-    case 'symbol':
-      return value.toString();
-    case 'function':
-      return 'a function';
-    case 'object':
-      if (value === null) return 'null';
-      if (Array.isArray(value)) {
-        const short = value.length <= 8 && value.every((x) => typeof x !== 'object' || x === null);
-        return short ? `[${value.map(describeValue).join(', ')}]` : `an array of ${value.length}`;
-      }
-      return 'an object';
-    default:
-      return String(value);
-  }
 }
 
 /** `value` is array-like: an object with a length that is a whole number (not a string, not null). */

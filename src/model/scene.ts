@@ -1,6 +1,6 @@
-import { WeftInputError } from '../core/errors.ts';
+import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, describeValue, type Model } from './model.ts';
+import { createModel, type Model } from './model.ts';
 
 /**
  * The scene file of `weft run` (documented in README.md): explicit particles and springs, or a

@@ -236,7 +236,7 @@ export class AdaptiveSimulation implements Simulation {
         if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');
         this.stats.shrinksFromNewtonFailure++;
         this.stats.rejectedSteps++;
-        this.proposal = Math.max(o.minStep, h * o.newtonFailureShrink);
+        this.proposal = this.clampStep(h * o.newtonFailureShrink);
         this.lastRejected = true;
         continue;
       }
@@ -250,7 +250,7 @@ export class AdaptiveSimulation implements Simulation {
         } else {
           this.stats.shrinksFromErrorControl++;
           this.stats.rejectedSteps++;
-          this.proposal = Math.max(o.minStep, h * stepFactor(error, this.stepper.estimateOrder, o, true));
+          this.proposal = this.clampStep(h * stepFactor(error, this.stepper.estimateOrder, o, true));
           this.lastRejected = true;
           continue;
         }
@@ -260,7 +260,7 @@ export class AdaptiveSimulation implements Simulation {
       this.recordAccepted(h, error, clipped);
       const next = h * stepFactor(error, this.stepper.estimateOrder, o, this.lastRejected);
       // A step shortened to land on the target says nothing against the step planned before it.
-      this.proposal = Math.min(o.maxStep, Math.max(o.minStep, clipped ? Math.max(next, planned) : next));
+      this.proposal = this.clampStep(clipped ? Math.max(next, planned) : next);
       this.lastRejected = false;
       return;
     }
@@ -315,7 +315,17 @@ export class AdaptiveSimulation implements Simulation {
       },
       { a0: this.real(n3), a1: this.real(n3), x1: this.real(n3), v1: this.real(n3) },
     );
-    return Math.min(o.maxStep, Math.max(o.minStep, guess));
+    return this.clampStep(guess);
+  }
+
+  /**
+   * A step in [minStep, maxStep]; a NaN, infinite or non-positive one (Hairer's estimate or a
+   * step factor from a state of 1e300s) is minStep, where a failure ends the run instead of being
+   * retried forever.
+   */
+  private clampStep(h: number): number {
+    const o = this.options;
+    return Number.isFinite(h) && h > 0 ? Math.min(o.maxStep, Math.max(o.minStep, h)) : o.minStep;
   }
 
   /**

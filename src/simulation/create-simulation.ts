@@ -3,7 +3,7 @@ import {
   CpuMultistepSimulation,
   CpuSimulation,
 } from '../backends/cpu/cpu-simulation.ts';
-import { WeftInputError } from '../core/errors.ts';
+import { describeName, WeftInputError } from '../core/errors.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
@@ -84,7 +84,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
   if (typeof integrator !== 'string' || !Object.hasOwn(INTEGRATORS, integrator)) {
     throw new WeftInputError(
       'integrator',
-      `unknown integrator '${String(integrator)}' (known: ${INTEGRATOR_NAMES.join(', ')})`,
+      `unknown integrator ${describeName(integrator)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
   if (isAdaptive(integrator))

@@ -1,4 +1,9 @@
-import { ENERGY_GROWTH_LIMIT, WeftDivergenceError, WeftInputError } from '../../core/errors.ts';
+import {
+  describeValue,
+  ENERGY_GROWTH_LIMIT,
+  WeftDivergenceError,
+  WeftInputError,
+} from '../../core/errors.ts';
 import { energy } from '../../model/energy.ts';
 import type { Model } from '../../model/model.ts';
 import type { SimulationState } from './simulation-types.ts';
@@ -50,8 +55,9 @@ export function requireFiniteState(state: SimulationState): SimulationState {
 
 /** `step(n)` takes a whole number of steps, n ≥ 0. */
 export function requireStepCount(steps: number): void {
-  if (!Number.isInteger(steps) || steps < 0)
-    throw new WeftInputError('steps', `must be an integer ≥ 0, got ${steps}`);
+  // A safe integer: beyond 2^53 a count cannot be stepped one by one (n + 1 = n).
+  if (!Number.isSafeInteger(steps) || steps < 0)
+    throw new WeftInputError('steps', `must be an integer from 0 to 2^53 − 1, got ${describeValue(steps)}`);
 }
 
 /**
@@ -96,6 +102,7 @@ export function stepsTo(t: number, steps: number, dt: number): number {
     typeof t !== 'number' ||
     !Number.isFinite(t) ||
     count < 0 ||
+    !Number.isSafeInteger(count) ||
     Math.abs(exact - count) > 1e-9 * Math.max(1, count)
   )
     throw new WeftInputError(

@@ -197,6 +197,11 @@ export class CpuExecutor {
         converged = true;
         break;
       }
+      // A NaN or Inf sweep cannot recover: stop (unconverged when checked), as the GPU does.
+      if (!Number.isFinite(norm)) {
+        converged = false;
+        break;
+      }
     }
     const s = this.corrector;
     s.correctorIterations += iterations;

@@ -145,6 +145,7 @@ function jacobiSolve(
     systemProduct(model, states, system, x, q);
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
     rr = dot(r, r);
+    if (!Number.isFinite(rr)) break; // NaN or Inf cannot recover: unconverged, as on the GPU
     applyPreconditioner(model, inverseDiagonal, true, r, z);
     for (let j = 0; j < x.length; j++) x[j] = x[j]! + z[j]!;
     if (rr <= tolerance2) return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false }; // prettier-ignore

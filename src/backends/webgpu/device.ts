@@ -4,7 +4,7 @@
  * other adapter answers.
  */
 
-import { WebGpuUnavailableError, WeftError } from '../../core/errors.ts';
+import { describeValue, WebGpuUnavailableError, WeftError, WeftInputError } from '../../core/errors.ts';
 import type * as NodeFs from 'node:fs';
 import type * as NodeOs from 'node:os';
 import type * as NodePath from 'node:path';
@@ -124,6 +124,12 @@ export async function findAdapter(
 }
 
 /** A device, and whether Weft owns it (and so may destroy it). */
+/** Whether `value` looks like a GPUDevice (what Weft calls on one is there). */
+function isDevice(value: unknown): value is GPUDevice {
+  const device = value as Partial<GPUDevice> | null;
+  return typeof value === 'object' && value !== null && ['createBuffer', 'createComputePipeline', 'pushErrorScope'].every((m) => typeof device![m as keyof GPUDevice] === 'function') && typeof device!.queue === 'object'; // prettier-ignore
+}
+
 export interface AcquiredDevice {
   readonly device: GPUDevice;
   readonly owned: boolean;
@@ -135,6 +141,8 @@ export interface AcquiredDevice {
  * adapter, asking for the adapter's largest storage-buffer sizes so that large cloths fit.
  */
 export async function acquireDevice(borrowed?: GPUDevice): Promise<AcquiredDevice> {
+  if (borrowed !== undefined && !isDevice(borrowed))
+    throw new WeftInputError('device', `must be a GPUDevice, got ${describeValue(borrowed)}`);
   if (borrowed) {
     const info = (borrowed as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     return {
