@@ -18,8 +18,14 @@
  */
 import { describe, expect, test } from 'vitest';
 import { buildSpring3d } from './helpers/adaptive-gpu-cases.ts';
-import { logSlope, OSCILLATOR, oscillatorError, oscillatorModel } from './helpers/adaptive-problems.ts';
-import { createModel, type ExplicitIntegratorName, type Model } from '../src/index.ts';
+import {
+  logSlope,
+  OSCILLATOR,
+  oscillatorError,
+  oscillatorModel,
+  springMass,
+} from './helpers/adaptive-problems.ts';
+import { type ExplicitIntegratorName, type Model } from '../src/index.ts';
 import {
   type ErrorTolerances,
   STEP_DOUBLING_ORDER,
@@ -54,16 +60,7 @@ function dampedState(t: number): { positions: number[]; velocities: number[] } {
 function dampedModel(t0: number): Model {
   const { m, k, L } = OSCILLATOR;
   const { positions, velocities } = dampedState(t0);
-  return createModel({
-    positions: [0, 0, 0, ...positions],
-    velocities: [0, 0, 0, ...velocities],
-    masses: [m, m],
-    fixed: [0],
-    springPairs: [0, 1],
-    springStiffness: k,
-    springRestLengths: [L],
-    gravity: [0, 0, 0],
-  });
+  return springMass({ position: positions, velocity: velocities, m, k, L });
 }
 
 /** |Δx| and |Δv| of particle 1 between a state (both particles, xyz) and a 3-vector pair. */

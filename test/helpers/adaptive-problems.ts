@@ -19,20 +19,37 @@ export const OSCILLATOR = {
   omega: 2 * Math.PI,
 };
 
+/**
+ * One spring from a fixed anchor to a free particle of mass m, no gravity: the spring–mass(–damper)
+ * every adaptive test integrates (stiffness k, damping b along the spring, rest length L).
+ */
+export function springMass(o: {
+  anchor?: readonly number[];
+  position: readonly number[];
+  velocity: readonly number[];
+  m: number;
+  k: number;
+  b?: number;
+  L: number;
+}): Model {
+  return createModel({
+    positions: [...(o.anchor ?? [0, 0, 0]), ...o.position],
+    velocities: [0, 0, 0, ...o.velocity],
+    masses: [o.m, o.m],
+    fixed: [0],
+    springPairs: [0, 1],
+    springStiffness: o.k,
+    springDamping: o.b ?? 0,
+    springRestLengths: [o.L],
+    gravity: [0, 0, 0],
+  });
+}
+
 /** The oscillator model started from its exact state at time t0. */
 export function oscillatorModel(t0 = 0): Model {
   const { m, k, L } = OSCILLATOR;
   const { positions, velocities } = oscillatorState(t0);
-  return createModel({
-    positions: [0, 0, 0, ...positions],
-    velocities: [0, 0, 0, ...velocities],
-    masses: [m, m],
-    fixed: [0],
-    springPairs: [0, 1],
-    springStiffness: k,
-    springRestLengths: [L],
-    gravity: [0, 0, 0],
-  });
+  return springMass({ position: positions, velocity: velocities, m, k, L });
 }
 
 /** Exact position and velocity of particle 1 at time t. */
@@ -67,17 +84,7 @@ export const SPRING_DAMPER = { m: 2, k: 1e10, b: 1e8, x0: 1, v0: 0.1 };
 
 export function springDamperModel(): Model {
   const { m, k, b, x0, v0 } = SPRING_DAMPER;
-  return createModel({
-    positions: [0, 0, 0, 1 + x0, 0, 0],
-    velocities: [0, 0, 0, v0, 0, 0],
-    masses: [m, m],
-    fixed: [0],
-    springPairs: [0, 1],
-    springStiffness: k,
-    springDamping: b,
-    springRestLengths: [1],
-    gravity: [0, 0, 0],
-  });
+  return springMass({ position: [1 + x0, 0, 0], velocity: [v0, 0, 0], m, k, b, L: 1 });
 }
 
 export function springDamperRates(): { fast: number; slow: number } {

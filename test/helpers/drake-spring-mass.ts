@@ -16,11 +16,11 @@
  */
 import {
   createAdaptiveSimulation,
-  createModel,
   type AdaptiveOptions,
   type AdaptiveStats,
   type Model,
 } from '../../src/index.ts';
+import { springMass } from './adaptive-problems.ts';
 
 /** implicit_integrator_test.h: mass_ 2 kg; large_h_ 0.1 s, small_h_ 1e-6 s. */
 export const DRAKE_MASS = 2;
@@ -29,16 +29,14 @@ export const DRAKE_SMALL_H = 1e-6;
 
 /** The 1-D spring(–damper)–mass: k N/m, b N·s/m, m = 2 kg, from x0 m, v0 m/s. */
 export function drakeSpringModel(k: number, x0: number, v0: number, b = 0): Model {
-  return createModel({
-    positions: [-1, 0, 0, x0, 0, 0],
-    velocities: [0, 0, 0, v0, 0, 0],
-    masses: [DRAKE_MASS, DRAKE_MASS],
-    fixed: [0],
-    springPairs: [0, 1],
-    springStiffness: k,
-    springDamping: b,
-    springRestLengths: [1],
-    gravity: [0, 0, 0],
+  return springMass({
+    anchor: [-1, 0, 0],
+    position: [x0, 0, 0],
+    velocity: [v0, 0, 0],
+    m: DRAKE_MASS,
+    k,
+    b,
+    L: 1,
   });
 }
 
