@@ -269,7 +269,11 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
       ['run', scene('field.json', JSON.stringify({ cloth: { nx: 4 }, wind: 3 })), ...good],
       /wind: unknown field/,
     ],
-    ['unknown option', ['run', SPRING_SCENE, ...good, '--turbo'], /^weft: unknown flag '--turbo' \(weft --help lists them\)/],
+    [
+      'unknown option',
+      ['run', SPRING_SCENE, ...good, '--turbo'],
+      /^weft: unknown flag '--turbo' \(weft --help lists them\)/,
+    ],
     [
       'unknown backend',
       ['run', SPRING_SCENE, ...good, '--backend', 'cuda'],
