@@ -12,6 +12,7 @@ export default defineConfig(({ mode }) => ({
           outDir: 'dist/cli',
           emptyOutDir: true,
           target: 'node20',
+          sourcemap: true,
           rollupOptions: { output: { entryFileNames: 'weft.js' } },
         }
       : {
@@ -25,6 +26,9 @@ export default defineConfig(({ mode }) => ({
           // The library builds first (npm run build), so stale chunks of earlier builds go.
           emptyOutDir: true,
           target: 'es2022',
+          // Readable stack traces for users: not minified, with source maps.
+          minify: false,
+          sourcemap: true,
           rollupOptions: {
             external: ['webgpu', /^wgsl_reflect/, /^node:/],
             output: { chunkFileNames: 'weft-[hash].js' },

@@ -50,7 +50,7 @@ async function loadDawn(): Promise<DawnModule> {
     return dawn;
   } catch (error) {
     throw new WebGpuUnavailableError(
-      `the 'webgpu' package (Dawn for Node) could not be loaded: ${(error as Error).message}. Run npm install.`,
+      `the 'webgpu' package (Dawn for Node) could not be loaded: ${(error as Error).message}. It is an optional peer dependency, for Node only: npm install webgpu`,
     );
   }
 }
