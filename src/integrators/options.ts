@@ -4,6 +4,7 @@
  * per-family resolvers fill in the defaults. Every problem is a WeftInputError naming the option.
  */
 import { describeName, WeftInputError } from '../core/errors.ts';
+import { FLOAT32_RANGE_TEXT, outsideFloat32 } from '../core/float32.ts';
 import type { ErrorTolerances, ResolvedAdaptiveOptions } from './adaptive-options.ts';
 import { ADAPTIVE_INTEGRATOR_NAMES } from './adaptive.ts';
 import { INTEGRATORS, type IntegratorName } from './catalog.ts';
@@ -63,16 +64,12 @@ export function validateOptions(
 }
 
 /**
- * A finite number given for the WebGPU backend must be one float32 can hold: beyond ±3.4e38 it
- * would be Inf on the GPU, and a non-zero one below 1.2e-38 would flush to 0 (dt = 1e300 used to
- * be reported as a divergence three steps later). ±Infinity where an option allows it (no limit)
- * passes.
+ * A finite number given for the WebGPU backend must be one float32 can hold (dt = 1e300 used to be
+ * reported as a divergence three steps later); ±Infinity where an option allows it passes.
  */
 function requireFloat32(name: string, value: number): void {
-  const magnitude = Math.abs(value);
-  if (Number.isFinite(value) && (magnitude > 3.4028234663852886e38 || (magnitude > 0 && magnitude < 1.1754943508222875e-38)))
-    throw new WeftInputError(name, `${value} is outside float32's range on WebGPU (normal magnitudes 1.2e-38 to 3.4e38)`);
-} // prettier-ignore
+  if (outsideFloat32(value)) throw new WeftInputError(name, `${value} is ${FLOAT32_RANGE_TEXT}`);
+}
 
 /** dt, r_m and r_k of an explicit integrator (r_k must be 0: explicit schemes have no K). */
 export function validateIntegrationOptions(options: {

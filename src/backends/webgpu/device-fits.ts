@@ -1,5 +1,6 @@
 /** Whether a model fits a device's limits, checked before anything is allocated. */
 import { WeftInputError } from '../../core/errors.ts';
+import { FLOAT32_RANGE_TEXT, outsideFloat32 } from '../../core/float32.ts';
 import type { Model } from '../../model/model.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
 import { kernels } from './kernels.ts';
@@ -62,10 +63,6 @@ export function checkDeviceFits(
   }
 }
 
-/** The largest finite float32, and the smallest positive normal one. */
-const FLOAT32_MAX = 3.4028234663852886e38;
-const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
-
 /**
  * WebGPU computes in float32: a model value beyond ±3.4e38 would become Inf, and a non-zero one
  * below 1.2e-38 in magnitude would flush to 0 (a mass of 0 means a fixed particle). Either is an
@@ -82,12 +79,7 @@ export function requireFloat32Model(model: Model): void {
     ['gravity', model.gravity],
   ];
   for (const [field, values] of fields)
-    for (let k = 0; k < values.length; k++) {
-      const magnitude = Math.abs(values[k]!);
-      if (magnitude > FLOAT32_MAX || (magnitude > 0 && magnitude < FLOAT32_MIN_NORMAL))
-        throw new WeftInputError(
-          `${field}[${k}]`,
-          `${values[k]} is outside float32's range on WebGPU (normal magnitudes 1.2e-38 to 3.4e38); rescale the units or use the CPU backend`,
-        );
-    }
+    for (let k = 0; k < values.length; k++)
+      if (outsideFloat32(values[k]!))
+        throw new WeftInputError(`${field}[${k}]`, `${values[k]} is ${FLOAT32_RANGE_TEXT}; rescale the units or use the CPU backend`); // prettier-ignore
 }
