@@ -1,0 +1,146 @@
+/**
+ * examples/threejs/ in headless Chromium (WebGPU on SwiftShader): three.js's WebGPURenderer and
+ * Weft on one device. The page draws with no WebGPU or console error; its canvas shows the cloth
+ * (cloth-coloured pixels) moving (pixels change between two frames); and the cloth it stepped,
+ * read back once at the end, is the cloth Weft's CPU reference computes for the same model,
+ * integrator and number of steps (float64), with its pins where they started.
+ *
+ * `WEFT_SCREENSHOT=1` also writes examples/threejs/screenshot.png (the cloth after 2.5 s of
+ * simulated time; a minute or two on SwiftShader).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createSimulation } from '../src/index.ts';
+import { clothModel, integration } from '../examples/threejs/scene.ts';
+import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+
+let server: ViteDevServer | undefined;
+let browser: Browser | undefined;
+let baseUrl = '';
+const profile = mkdtempSync(join(tmpdir(), 'weft-threejs-'));
+
+beforeAll(async () => {
+  server = await createServer({
+    configFile: join(REPO_ROOT, 'vite.config.ts'),
+    root: REPO_ROOT,
+    logLevel: 'warn',
+    clearScreen: false,
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    // three.js is pre-bundled at startup, so that Vite does not find it while the page runs and reload it.
+    optimizeDeps: { entries: ['examples/threejs/index.html'] },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (!address || typeof address === 'string') throw new Error('Vite dev server has no TCP address');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+  browser = await puppeteer.launch({
+    executablePath: findChromium(),
+    headless: true,
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`],
+  });
+});
+
+afterAll(async () => {
+  try {
+    await browser?.close();
+  } finally {
+    await server?.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** Opens the example at `width` × `height`; page errors and console errors are collected in `errors`. */
+async function open(query: string, width: number, height: number): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser!.newPage();
+  await page.setViewport({ width, height });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
+  });
+  const response = await page.goto(`${baseUrl}/examples/threejs/${query}`, { waitUntil: 'load' });
+  if (!response?.ok()) throw new Error(`GET /examples/threejs/: HTTP ${response?.status() ?? 'no response'}`);
+  return { page, errors };
+}
+
+/** Waits until the page's simulated time reaches `time` s, failing with what the page said if it does not. */
+async function waitForTime(page: Page, errors: string[], time: number, timeout: number): Promise<void> {
+  await page
+    .waitForFunction(
+      (t) => (window.__weft?.time ?? 0) >= t || (window.__weft?.errors.length ?? 0) > 0,
+      { timeout, polling: 100 },
+      time,
+    )
+    .catch((error: unknown) => {
+      throw new Error(`the cloth did not reach ${time} s: ${(error as Error).message}\n${errors.join('\n')}`);
+    });
+  expect(await page.evaluate(() => window.__weft!.errors)).toEqual([]);
+}
+
+test('three.js draws Weft’s cloth from its GPU buffer on a shared device, and the cloth is Weft’s', async () => {
+  const { page, errors } = await open('', 400, 300);
+  await waitForTime(page, errors, 0.05, 30_000);
+
+  // Two frames half a second apart: the cloth's red (lit or in shade) and pixels that changed.
+  const seen = await page.evaluate(async () => {
+    const first = await window.__weft!.capture();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const second = await window.__weft!.capture();
+    const [a, b] = [first.data, second.data];
+    let red = 0;
+    let changed = 0;
+    for (let p = 0; p < b.length; p += 4) {
+      const [r, g, bl] = [b[p]!, b[p + 1]!, b[p + 2]!];
+      if (r > 40 && r > 1.4 * g && r > 1.4 * bl) red++;
+      if (Math.abs(a[p]! - r) + Math.abs(a[p + 1]! - g) + Math.abs(a[p + 2]! - bl) > 24) changed++;
+    }
+    return { pixels: b.length / 4, red, changed };
+  });
+  // The 1 m cloth fills about a tenth of the view from 3 m away; any moving part changes some pixels.
+  expect(seen.red, 'cloth-coloured pixels').toBeGreaterThan(0.02 * seen.pixels);
+  expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.002 * seen.pixels);
+
+  await waitForTime(page, errors, 0.3, 30_000);
+  const { size, step, positions } = await page.evaluate(async () => ({
+    size: window.__weftThree!.size,
+    ...(await window.__weftThree!.stop()),
+  }));
+  expect(errors).toEqual([]);
+  await page.close();
+
+  // The same model, integrator and step count on Weft's CPU path, in float64.
+  const model = clothModel(size);
+  const { stepsPerFrame: _, ...options } = integration(size);
+  const reference = await createSimulation(model, { ...options, backend: 'cpu' });
+  reference.step(step);
+  const expected = (await reference.readState()).positions;
+  let worst = 0;
+  for (let c = 0; c < expected.length; c++) worst = Math.max(worst, Math.abs(positions[c]! - expected[c]!));
+  // float32 on the GPU against float64: ~10⁻⁷ relative per operation over a few hundred steps of a
+  // damped, non-chaotic swing stays far below 1 mm; a skipped, repeated or misplaced step is centimetres off.
+  expect(worst, `largest |GPU − CPU| of ${step} steps, m`).toBeLessThan(1e-3);
+
+  const time = step * options.dt;
+  const y0 = model.particlePositions[1]!; // the cloth starts flat at y = 0.5 m
+  for (const pin of model.fixed) expect(positions[3 * pin + 1], `pin ${pin}`).toBe(y0);
+  // The free corner (0, 0), 1 m from the pins, has fallen; no faster than a dropped stone (g t²/2).
+  const drop = y0 - positions[1]!;
+  expect(drop, `drop of the free corner after ${time.toFixed(3)} s, m`).toBeGreaterThan(0.1);
+  expect(drop).toBeLessThanOrEqual((9.81 * time ** 2) / 2);
+}, 90_000);
+
+test.runIf(process.env['WEFT_SCREENSHOT'])(
+  'writes examples/threejs/screenshot.png',
+  async () => {
+    const { page, errors } = await open('', 1280, 800);
+    await waitForTime(page, errors, 2.5, 580_000);
+    writeFileSync(join(REPO_ROOT, 'examples/threejs/screenshot.png'), await page.screenshot({ type: 'png' }));
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+  600_000,
+);
