@@ -58,10 +58,11 @@ export function clothMesh(
   const particle = (k: Node): Node => textureLoad(positions, ivec2(k.mod(ROW_TEXELS), k.div(ROW_TEXELS))).xyz;
   const k = int(vertexIndex);
   const [i, j] = [k.mod(nx), k.div(nx)];
+  const at = (column: Node, row: Node): Node => particle(row.mul(nx).add(column));
   // Central differences along the grid (one-sided at its edges); their cross product is the
   // normal, +y for the cloth lying flat (z grows with j, x with i, and ẑ × x̂ = ŷ).
-  const alongI = particle(j.mul(nx).add(min(i.add(1), nx - 1))).sub(particle(j.mul(nx).add(max(i.sub(1), 0))));
-  const alongJ = particle(min(j.add(1), ny - 1).mul(nx).add(i)).sub(particle(max(j.sub(1), 0).mul(nx).add(i)));
+  const alongI = at(min(i.add(1), nx - 1), j).sub(at(max(i.sub(1), 0), j));
+  const alongJ = at(i, min(j.add(1), ny - 1)).sub(at(i, max(j.sub(1), 0)));
   material.positionNode = particle(k);
   // Computed per vertex (the varying), interpolated, and flipped on the back face so both sides are lit.
   material.normalNode = transformNormalToView(alongJ.cross(alongI))

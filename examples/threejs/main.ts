@@ -8,7 +8,17 @@
  *      texture (cloth-mesh.ts). Both go to the same queue, in that order.
  * Try `?size=64`.
  */
-import { Color, DirectionalLight, HemisphereLight, Mesh, MeshStandardNodeMaterial, PerspectiveCamera, Scene, CircleGeometry, WebGPURenderer } from 'three/webgpu'; // prettier-ignore
+import {
+  Color,
+  DirectionalLight,
+  HemisphereLight,
+  Mesh,
+  MeshStandardNodeMaterial,
+  PerspectiveCamera,
+  Scene,
+  CircleGeometry,
+  WebGPURenderer,
+} from 'three/webgpu';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { createSimulation } from '../../src/index.ts';
 // Test hooks (window.__weft), the on-page notice and the device request of the other examples.
@@ -21,8 +31,11 @@ import { clothModel, integration } from './scene.ts';
 export interface ThreeExampleHooks {
   /** The cloth's particles per side. */
   readonly size: number;
-  /** Stops the frame loop and reads the cloth's state once (positions xyz per particle, m). */
-  stop(): Promise<{ step: number; positions: number[] }>;
+  /**
+   * Stops the frame loop and reads back, once, the cloth's positions (xyz per particle, m): Weft's
+   * state, and what the texture three.js draws from holds.
+   */
+  stop(): Promise<{ step: number; positions: number[]; drawn: number[] }>;
 }
 
 declare global {
@@ -50,7 +63,7 @@ async function main(): Promise<void> {
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
 
   const model = clothModel(size);
-  const { stepsPerFrame, ...options } = integration(size);
+  const { options, stepsPerFrame } = integration(size);
   const [sim, positions] = await status.scoped(device, 'the setup', async () => {
     const sim = await createSimulation(model, { ...options, backend: 'webgpu', device, stepsPerSubmit: stepsPerFrame }); // prettier-ignore
     return [sim, new PositionsTexture(device, sim.positions, model.particleCount)] as const;
@@ -103,7 +116,8 @@ async function main(): Promise<void> {
     stop: async () => {
       stopped = true;
       const state = await sim.readState();
-      return { step: state.step, positions: Array.from(state.positions) };
+      const drawn = await positions.read();
+      return { step: state.step, positions: Array.from(state.positions), drawn: Array.from(drawn) };
     },
   };
   window.addEventListener('pagehide', () => {

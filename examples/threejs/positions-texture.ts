@@ -23,7 +23,7 @@ export class PositionsTexture {
 
   /** `positions`: Weft's buffer of `count` vec4<f32> (GpuSimulation.positions), with COPY_SRC usage. */
   constructor(
-    device: GPUDevice,
+    private readonly device: GPUDevice,
     private readonly positions: GPUBuffer,
     private readonly count: number,
   ) {
@@ -34,7 +34,8 @@ export class PositionsTexture {
       label: 'three-example.positions',
       size: [width, height],
       format: 'rgba32float',
-      usage: GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING,
+      // COPY_SRC for read() only.
+      usage: GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC,
     });
     this.texture = new ExternalTexture(this.gpuTexture);
     // What three.js needs to bind it: 32-bit floats (an unfilterable-float binding where the
@@ -51,11 +52,10 @@ export class PositionsTexture {
   encodeCopy(encoder: GPUCommandEncoder): void {
     const bytesPerRow = ROW_TEXELS * TEXEL_BYTES;
     if (this.fullRows > 0) {
-      encoder.copyBufferToTexture(
-        { buffer: this.positions, bytesPerRow },
-        { texture: this.gpuTexture },
-        [ROW_TEXELS, this.fullRows],
-      );
+      encoder.copyBufferToTexture({ buffer: this.positions, bytesPerRow }, { texture: this.gpuTexture }, [
+        ROW_TEXELS,
+        this.fullRows,
+      ]);
     }
     const rest = this.count - this.fullRows * ROW_TEXELS;
     if (rest > 0) {
@@ -65,6 +65,28 @@ export class PositionsTexture {
         [rest, 1],
       );
     }
+  }
+
+  /** The texture's positions, xyz per particle, read back once (for the test: what three.js reads). */
+  async read(): Promise<Float32Array> {
+    const [width, height] = [this.gpuTexture.width, this.gpuTexture.height];
+    const bytesPerRow = ROW_TEXELS * TEXEL_BYTES;
+    const staging = this.device.createBuffer({
+      size: bytesPerRow * height,
+      usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
+    });
+    const encoder = this.device.createCommandEncoder();
+    encoder.copyTextureToBuffer({ texture: this.gpuTexture }, { buffer: staging, bytesPerRow }, [
+      width,
+      height,
+    ]);
+    this.device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const texels = new Float32Array(staging.getMappedRange());
+    const xyz = new Float32Array(3 * this.count);
+    for (let k = 0; k < this.count; k++) xyz.set(texels.subarray(4 * k, 4 * k + 3), 3 * k);
+    staging.destroy();
+    return xyz;
   }
 
   destroy(): void {

@@ -7,6 +7,8 @@ import { buildCloth, type FixedStepSimulationOptions, type Model } from '../../s
 /** The cloth: 0.5 kg over 1 m², springs in N/m. */
 export const MASS = 0.5;
 export const STIFFNESS = { structural: 600, shear: 20, bend: 4 } as const;
+/** Rayleigh mass damping r_m (air drag −r_m m v), 1/s: the cloth swings down and comes to hang in a few seconds. */
+export const RAYLEIGH_MASS = 1.5;
 
 /** A size × size cloth 1 m wide, lying flat at y = 0.5 m, pinned at its two corners on the z = 0.5 m edge. */
 export function clothModel(size: number): Model {
@@ -29,9 +31,14 @@ export function clothModel(size: number): Model {
  * particle has at most 4 springs of each kind). The step is half that limit; a frame integrates
  * 1/60 s in as many steps as that takes.
  */
-export function integration(size: number): FixedStepSimulationOptions & { stepsPerFrame: number } {
+export function integration(size: number): {
+  options: FixedStepSimulationOptions;
+  stepsPerFrame: number;
+} {
   const sumK = STIFFNESS.structural + STIFFNESS.shear + STIFFNESS.bend;
   const dt = 1 / Math.sqrt((2 * 4 * sumK) / (MASS / size ** 2));
-  // Rayleigh mass damping (air drag −r_m m v): the cloth swings down and comes to hang in a few seconds.
-  return { integrator: 'symplectic-euler', dt, rayleighMass: 1.5, stepsPerFrame: Math.ceil(1 / 60 / dt) };
+  return {
+    options: { integrator: 'symplectic-euler', dt, rayleighMass: RAYLEIGH_MASS },
+    stepsPerFrame: Math.ceil(1 / 60 / dt),
+  };
 }
