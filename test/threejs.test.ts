@@ -54,9 +54,19 @@ afterAll(async () => {
 });
 
 /** Opens the example at `width` × `height`; page errors and console errors are collected in `errors`. */
-async function open(query: string, width: number, height: number): Promise<{ page: Page; errors: string[] }> {
+async function open(
+  query: string,
+  width: number,
+  height: number,
+  options: { withoutWebGpu?: boolean } = {},
+): Promise<{ page: Page; errors: string[] }> {
   const page = await browser!.newPage();
   await page.setViewport({ width, height });
+  if (options.withoutWebGpu) {
+    await page.evaluateOnNewDocument(() => {
+      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined });
+    });
+  }
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
   page.on('console', (message) => {
@@ -147,6 +157,15 @@ test('three.js draws Weft’s cloth from its GPU buffer on a shared device, and 
   // corner by v·dt ≈ 2.5 m/s × 0.3 ms ≈ 0.8 mm, 80 × this bound.
   expect(worst, `largest |GPU − CPU| after ${step} steps, m`).toBeLessThan(1e-5);
 }, 90_000);
+
+test('the three.js example says so when the browser has no WebGPU', async () => {
+  const { page, errors } = await open('', 400, 300, { withoutWebGpu: true });
+  await page.waitForFunction(() => window.__weft?.notice != null, { timeout: 20_000 });
+  expect(await page.evaluate(() => window.__weft!.notice)).toMatch(/no WebGPU/i);
+  expect(await page.evaluate(() => document.getElementById('notice')!.hidden)).toBe(false);
+  expect(errors).toEqual([]);
+  await page.close();
+});
 
 test.runIf(process.env['WEFT_SCREENSHOT'])(
   'writes examples/threejs/screenshot.png',

@@ -3,8 +3,8 @@
  *
  * three.js r187 has no public way to draw from a GPUBuffer it did not create (a BufferAttribute's
  * or StorageBufferAttribute's GPUBuffer is made and held inside its backend), nor to hand out the
- * GPUBuffer it made for an attribute. It does have a public way to use a GPUTexture it did not
- * create: `ExternalTexture`. So the app makes an rgba32float texture on the shared device and,
+ * GPUBuffer it made for an attribute (only `renderer.backend.get(attribute).buffer`, undocumented
+ * internal data). It does have a public way to use a GPUTexture it did not create: `ExternalTexture`. So the app makes an rgba32float texture on the shared device and,
  * each frame, copies Weft's positions into it on the GPU (`copyBufferToTexture`: n × 16 bytes,
  * 16 KiB for a 32² cloth, nothing read back to the CPU); the cloth's vertex shader loads particle
  * k's position from texel (k mod 64, ⌊k / 64⌋).
