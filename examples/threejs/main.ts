@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   let stopped = false;
   const frame = (): void => {
     if (stopped) return;
-    const [width, height] = [canvas.clientWidth, canvas.clientHeight];
+    const [width, height] = [Math.max(1, canvas.clientWidth), Math.max(1, canvas.clientHeight)];
     if (camera.aspect !== width / height) {
       renderer.setSize(width, height, false);
       camera.aspect = width / height;
