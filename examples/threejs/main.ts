@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const model = clothModel(size);
   const { options, stepsPerFrame } = integration(size);
   const [sim, positions] = await status.scoped(device, 'the setup', async () => {
-    const sim = await createSimulation(model, { ...options, backend: 'webgpu', device, stepsPerSubmit: stepsPerFrame }); // prettier-ignore
+    const sim = await createSimulation(model, { ...options, backend: 'webgpu', device });
     return [sim, new PositionsTexture(device, sim.positions, model.particleCount)] as const;
   });
 
