@@ -1,0 +1,189 @@
+/**
+ * examples/threejs/ in headless Chromium (WebGPU on SwiftShader): three.js's WebGPURenderer and
+ * Weft on one device. The page draws with no WebGPU or console error; its canvas shows the cloth
+ * (cloth-coloured pixels) moving (pixels change between two frames). Read back once, after ~0.3 s
+ * of simulated time: the texture three.js draws from holds Weft's positions exactly; the pins have
+ * not moved; the free corner has fallen as a body in air does; and every particle is where Weft's
+ * CPU reference (float64) puts it after the same steps.
+ *
+ * `WEFT_SCREENSHOT=1` also writes examples/threejs/screenshot.png (the cloth after 2.5 s of
+ * simulated time, 1280 × 800; about 2 minutes on SwiftShader).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createSimulation } from '../src/index.ts';
+import { RAYLEIGH_MASS, clothModel, integration } from '../examples/threejs/scene.ts';
+import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+
+let server: ViteDevServer | undefined;
+let browser: Browser | undefined;
+let baseUrl = '';
+const profile = mkdtempSync(join(tmpdir(), 'weft-threejs-'));
+
+beforeAll(async () => {
+  server = await createServer({
+    configFile: join(REPO_ROOT, 'vite.config.ts'),
+    root: REPO_ROOT,
+    logLevel: 'warn',
+    clearScreen: false,
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    // three.js is pre-bundled at startup, so that Vite does not find it while the page runs and reload it.
+    optimizeDeps: { entries: ['examples/threejs/index.html'] },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (!address || typeof address === 'string') throw new Error('Vite dev server has no TCP address');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+  browser = await puppeteer.launch({
+    executablePath: findChromium(),
+    headless: true,
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`],
+  });
+});
+
+afterAll(async () => {
+  try {
+    await browser?.close();
+  } finally {
+    await server?.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** Opens the example at `width` × `height`; page errors and console errors are collected in `errors`. */
+async function open(
+  query: string,
+  width: number,
+  height: number,
+  options: { withoutWebGpu?: boolean } = {},
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser!.newPage();
+  await page.setCacheEnabled(false); // a page loaded twice is 200 both times, not 304
+  await page.setViewport({ width, height });
+  if (options.withoutWebGpu) {
+    await page.evaluateOnNewDocument(() => {
+      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined });
+    });
+  }
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
+  });
+  const response = await page.goto(`${baseUrl}/examples/threejs/${query}`, { waitUntil: 'load' });
+  if (!response?.ok()) throw new Error(`GET /examples/threejs/: HTTP ${response?.status() ?? 'no response'}`);
+  return { page, errors };
+}
+
+/** Waits until the page's simulated time reaches `time` s, failing with what the page said if it does not. */
+async function waitForTime(page: Page, errors: string[], time: number, timeout: number): Promise<void> {
+  await page
+    .waitForFunction(
+      (t) => (window.__weft?.time ?? 0) >= t || (window.__weft?.errors.length ?? 0) > 0,
+      { timeout, polling: 100 },
+      time,
+    )
+    .catch((error: unknown) => {
+      throw new Error(`the cloth did not reach ${time} s: ${(error as Error).message}\n${errors.join('\n')}`);
+    });
+  expect(await page.evaluate(() => window.__weft!.errors)).toEqual([]);
+}
+
+test('three.js, on Weft’s device, draws a lit cloth that moves, with no WebGPU or console error', async () => {
+  const { page, errors } = await open('', 400, 300);
+  await waitForTime(page, errors, 0.05, 30_000);
+
+  // Two frames half a second apart: the cloth's red (lit or in shade) and pixels that changed.
+  const seen = await page.evaluate(async () => {
+    const first = await window.__weft!.capture();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const second = await window.__weft!.capture();
+    const [a, b] = [first.data, second.data];
+    let red = 0;
+    let changed = 0;
+    for (let p = 0; p < b.length; p += 4) {
+      const [r, g, bl] = [b[p]!, b[p + 1]!, b[p + 2]!];
+      if (r > 40 && r > 1.4 * g && r > 1.4 * bl) red++;
+      if (Math.abs(a[p]! - r) + Math.abs(a[p + 1]! - g) + Math.abs(a[p + 2]! - bl) > 24) changed++;
+    }
+    return { pixels: b.length / 4, red, changed };
+  });
+  // Seen nearly edge-on as it starts to fall, the cloth covers ~2.5 % of the view (more as it swings
+  // down); it moves by centimetres per frame, which changes ~3 % of the pixels.
+  expect(seen.red, 'cloth-coloured pixels').toBeGreaterThan(0.01 * seen.pixels);
+  expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.002 * seen.pixels);
+
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the cloth three.js draws is Weft’s: its texture holds Weft’s state, which falls as physics says', async () => {
+  // 20² = 400 particles: six full rows of the positions texture and a partial seventh, both copies.
+  const { page, errors } = await open('?size=20', 400, 300);
+  // Stopped soon after 0.3 s of simulated time, while the free corner still falls freely (below).
+  await waitForTime(page, errors, 0.3, 30_000);
+  const { size, step, positions, drawn } = await page.evaluate(async () => ({
+    size: window.__weftThree!.size,
+    ...(await window.__weftThree!.stop()),
+  }));
+  expect(errors).toEqual([]);
+  await page.close();
+
+  const model = clothModel(size);
+  const { options } = integration(size);
+  const time = step * options.dt;
+  expect(time, 'stopped within a few frames of 0.3 s').toBeLessThan(0.46);
+
+  // What three.js draws from is Weft's state, bit for bit (float32 both, copied on the GPU).
+  expect(drawn).toEqual(positions);
+
+  // The pins held, exactly (±0.5 m and 0.5 m are exact in float32).
+  const pins = [...model.particleFixed.keys()].filter((k) => model.particleFixed[k] === 1);
+  expect(pins).toEqual([size * (size - 1), size * size - 1]); // 'top-corners'
+  for (const k of pins) expect(positions.slice(3 * k, 3 * k + 3), `pin ${k}`).toEqual([...model.particlePositions.slice(3 * k, 3 * k + 3)]); // prettier-ignore
+
+  // The free corner (0, 0), 1 m from the pins, falls like a stone in air until the cloth's tension
+  // reaches it: ÿ = −g − r ẏ from rest, y0 − y = (g/r)(t − (1 − e^(−rt))/r), r the Rayleigh mass
+  // damping. Weft's CPU path for this 20² cloth stays within 0.2 % of this curve from 0.3 to 0.46 s
+  // (symplectic Euler's O(dt/t) ≈ 0.16 %, less as the tension arrives); 1 % leaves room, while g off
+  // by 2 %, or no damping (+16 %), would not fit.
+  const r = RAYLEIGH_MASS;
+  const fallen = (9.81 / r) * (time - (1 - Math.exp(-r * time)) / r);
+  const drop = model.particlePositions[1]! - positions[1]!;
+  expect(Math.abs(drop / fallen - 1), `drop ${drop} m after ${time} s, not ${fallen} m`).toBeLessThan(0.01);
+
+  // Every particle where the same model, integrator and step count put it on Weft's CPU path (float64).
+  const reference = await createSimulation(model, { ...options, backend: 'cpu' });
+  reference.step(step);
+  const expected = (await reference.readState()).positions;
+  let worst = 0;
+  for (let c = 0; c < expected.length; c++) worst = Math.max(worst, Math.abs(positions[c]! - expected[c]!));
+  // float32 against float64 after ~600 steps: 4e-7 m measured. One step more or less moves the
+  // corner by v·dt ≈ 2.5 m/s × 0.5 ms ≈ 1.2 mm, 120 × this bound.
+  expect(worst, `largest |GPU − CPU| after ${step} steps, m`).toBeLessThan(1e-5);
+}, 90_000);
+
+test('the three.js example says so when the browser has no WebGPU', async () => {
+  const { page, errors } = await open('', 400, 300, { withoutWebGpu: true });
+  await page.waitForFunction(() => window.__weft?.notice != null, { timeout: 20_000 });
+  expect(await page.evaluate(() => window.__weft!.notice)).toMatch(/no WebGPU/i);
+  expect(await page.evaluate(() => document.getElementById('notice')!.hidden)).toBe(false);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test.runIf(process.env['WEFT_SCREENSHOT'])(
+  'writes examples/threejs/screenshot.png',
+  async () => {
+    const { page, errors } = await open('', 1280, 800);
+    await waitForTime(page, errors, 2.5, 580_000);
+    writeFileSync(join(REPO_ROOT, 'examples/threejs/screenshot.png'), await page.screenshot({ type: 'png' }));
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+  600_000,
+);
