@@ -17,8 +17,7 @@ import {
   faceDirection,
   int,
   ivec2,
-  max,
-  min,
+  select,
   textureLoad,
   transformNormalToView,
   vertexIndex,
@@ -55,14 +54,19 @@ export function clothMesh(
 
   const material = new MeshStandardNodeMaterial({ color, roughness: 0.75, side: DoubleSide });
   /** Particle k's position: texel (k mod 64, ⌊k / 64⌋). */
-  const particle = (k: Node): Node => textureLoad(positions, ivec2(k.mod(ROW_TEXELS), k.div(ROW_TEXELS))).xyz;
+  const particle = (k: Node<'int'>): Node<'vec3'> =>
+    textureLoad(positions, ivec2(k.mod(ROW_TEXELS), k.div(ROW_TEXELS))).xyz;
   const k = int(vertexIndex);
   const [i, j] = [k.mod(nx), k.div(nx)];
-  const at = (column: Node, row: Node): Node => particle(row.mul(nx).add(column));
+  const at = (column: Node<'int'>, row: Node<'int'>): Node<'vec3'> => particle(row.mul(nx).add(column));
   // Central differences along the grid (one-sided at its edges); their cross product is the
   // normal, +y for the cloth lying flat (z grows with j, x with i, and ẑ × x̂ = ŷ).
-  const alongI = at(min(i.add(1), nx - 1), j).sub(at(max(i.sub(1), 0), j));
-  const alongJ = at(i, min(j.add(1), ny - 1)).sub(at(i, max(j.sub(1), 0)));
+  const alongI = at(select(i.lessThan(nx - 1), i.add(1), i), j).sub(
+    at(select(i.greaterThan(0), i.sub(1), i), j),
+  );
+  const alongJ = at(i, select(j.lessThan(ny - 1), j.add(1), j)).sub(
+    at(i, select(j.greaterThan(0), j.sub(1), j)),
+  );
   material.positionNode = particle(k);
   // Computed per vertex (the varying), interpolated, and flipped on the back face so both sides are lit.
   material.normalNode = transformNormalToView(alongJ.cross(alongI))

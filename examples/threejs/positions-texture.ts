@@ -45,7 +45,8 @@ export class PositionsTexture {
     this.texture.minFilter = NearestFilter;
     this.texture.magFilter = NearestFilter;
     this.texture.generateMipmaps = false;
-    this.texture.image = { width, height };
+    // three.js reads an external texture's size from `image`; @types/three types it as null.
+    (this.texture as unknown as { image: { width: number; height: number } }).image = { width, height };
   }
 
   /** Encodes the copy of the current positions into the texture (after the steps, before the draw). */
