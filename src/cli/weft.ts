@@ -30,6 +30,9 @@ const USAGE = `Usage:
            [--allow-unconverged] [--backend cpu|webgpu] [options of the integrator]
   weft run <scene.json> --integrator rk45|step-doubling|velocity-implicit-euler --t-end <s>
            [--frames m] [--out file] [--progress] [options of the integrator]
+  weft run <mesh.obj> … [--density kg/m² | --mass kg] [--stretch k] [--bend k] [--damping c]
+           [--pin top-edge|top-corners|corners|none|i,j,…] [--obj-sequence DIR]
+           (--obj-sequence DIR: one OBJ file per frame, DIR/frame_000000.obj, …)
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h] [--stiffness k]
            [options of the integrator]
   weft info

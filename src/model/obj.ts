@@ -24,6 +24,8 @@ export interface ObjMesh extends ObjFaces {
   readonly triangleLines: Uint32Array;
   /** The file's line (1-based) of each vertex, [n], for error messages. */
   readonly vertexLines: Uint32Array;
+  readonly faceOffsets: Uint32Array;
+  readonly faceIndices: Uint32Array;
 }
 
 /** Statements that carry nothing a mass-spring model uses: read and skipped. */
