@@ -120,7 +120,9 @@ describe('masses, lumped by area', () => {
     const model = meshToModel(positions, triangles, { density });
     expect(model.particleMass[0]).toBeCloseTo((density * 1.5) / 3, 15);
     for (const v of [1, 2, 3])
-      expect(Math.abs(model.particleMass[v]! / ((density * (1 + Math.sqrt(3) / 2)) / 3) - 1)).toBeLessThan(ROUNDING);
+      expect(Math.abs(model.particleMass[v]! / ((density * (1 + Math.sqrt(3) / 2)) / 3) - 1)).toBeLessThan(
+        ROUNDING,
+      );
     const total = model.particleMass.reduce((sum, m) => sum + m, 0);
     expect(Math.abs(total / (density * area) - 1)).toBeLessThan(ROUNDING);
   });
