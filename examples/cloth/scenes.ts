@@ -39,9 +39,14 @@ export const CLOTH_WIDTH = 3.15;
 const CLOTH_MASS = 1;
 /** Height at which the square starts, flat, m. */
 const CLOTH_HEIGHT = 2.1;
-/** The skirt's waist (y = 1 m in the file) is moved to y = 2.55 m, over the sphere's centre. */
-const GARMENT_OFFSET = [0, 1.55, 0.1] as const;
-/** The skirt's areal density, kg/m² (about 0.25 kg in all). */
+/**
+ * The skirt (waist y = 1 m, radius 0.17 m in the file) is scaled 2.2× about its waist and worn by
+ * the sphere: its waist ring (radius 0.37 m) at y = 1.85 m, above the sphere's top (1.8 m); its
+ * flare starts at most 3 cm inside the sphere, which the contacts push it out of.
+ */
+const GARMENT_SCALE = 2.2;
+const GARMENT_WAIST = [0, 1.85, 0.1] as const;
+/** The skirt's areal density, kg/m² (1.2 kg in all, at 2.2² × 1.24 m²). */
 const GARMENT_DENSITY = 0.2;
 /** Side of the skirt's checks, m. */
 const GARMENT_CHECK = 0.1;
@@ -51,7 +56,10 @@ let garment: { positions: Float64Array; triangles: Uint32Array; longestEdge: num
 function garmentMesh(): NonNullable<typeof garment> {
   if (garment) return garment;
   const { positions, triangles } = loadObj(garmentObj, { source: 'garment.obj' });
-  positions.forEach((x, k) => (positions[k] = x + GARMENT_OFFSET[k % 3]!));
+  // The file's waist centre is (0, 1, 0).
+  positions.forEach(
+    (x, k) => (positions[k] = GARMENT_WAIST[k % 3]! + GARMENT_SCALE * (k % 3 === 1 ? x - 1 : x)),
+  );
   let longestEdge = 0;
   for (let t = 0; t < triangles.length; t += 3)
     for (let c = 0; c < 3; c++) {
