@@ -3,8 +3,11 @@
  * reference form, negative indices, the statements it skips) and names the line of anything it
  * cannot read; writeObj's text reads back bit-exactly, float64 and float32 alike.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
 import { describe, expect, test } from 'vitest';
 import { WeftInputError, createSimulation, loadObj, meshPins, meshToModel, writeObj } from '../src/index.ts';
 
@@ -125,5 +128,34 @@ describe('writeObj', () => {
     );
     expect(back.faceIndices).toEqual(mesh.faceIndices);
     expect(back.faceOffsets).toEqual(mesh.faceOffsets);
+  });
+});
+
+describe('what other readers make of it', () => {
+  test("three.js's OBJLoader reads an exported frame as the same triangles, float32 for float32", async () => {
+    const mesh = loadObj(readFileSync(GARMENT, 'utf8'));
+    const model = meshToModel(mesh.positions, mesh.triangles, {
+      pinned: meshPins(mesh.positions, 'top-edge'),
+    });
+    const simulation = await createSimulation(model, { integrator: 'symplectic-euler', dt: 2e-4, precision: 'f32' }); // prettier-ignore
+    simulation.step(5);
+    const { positions } = await simulation.readState();
+    simulation.destroy();
+    const group = new OBJLoader().parse(writeObj(positions, mesh, { float32: true, name: 'skirt' }));
+    expect(group.children.map((child) => child.name)).toEqual(['skirt']);
+    // OBJLoader un-indexes: three float32 coordinates per triangle corner, in the file's order.
+    const corners = group.children[0]!.geometry.getAttribute('position').array;
+    const flat = new Float32Array(3 * mesh.triangles.length);
+    mesh.triangles.forEach((v, k) => flat.set(positions.subarray(3 * v, 3 * v + 3), 3 * k));
+    expect(corners.length).toBe(3 * mesh.triangles.length);
+    expect(new Uint32Array(corners.buffer, corners.byteOffset, corners.length)).toEqual(
+      new Uint32Array(flat.buffer),
+    );
+  });
+
+  test('examples/scenes/garment.obj is what scripts/make-garment.mjs writes (deterministic, up to date)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'weft-garment-')), 'garment.obj');
+    execFileSync('node', [join(import.meta.dirname, '..', 'scripts', 'make-garment.mjs'), out]);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(GARMENT, 'utf8'));
   });
 });
