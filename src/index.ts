@@ -22,6 +22,10 @@ export {
   type RopeOptions,
 } from './model/builders.ts';
 export { parseScene, type SceneFile } from './model/scene.ts';
+// Meshes: any triangle mesh as a model; OBJ in and out.
+export { meshToModel, MESH_MATERIAL_DEFAULTS, type MeshMaterial } from './model/mesh.ts';
+export { meshPins, MESH_PIN_PRESETS, type MeshPinPreset } from './model/mesh-pins.ts';
+export { loadObj, writeObj, type ObjFaces, type ObjMesh, type WriteObjOptions } from './model/obj.ts';
 export { energy, hamiltonian, type Energy } from './model/energy.ts';
 export {
   INTEGRATORS,

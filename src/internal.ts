@@ -86,3 +86,4 @@ export {
 } from './model/multigrid-hierarchy.ts';
 export { CpuMultigrid } from './backends/cpu/multigrid.ts';
 export { didYouMean, shortestFloat32 } from './cli/text.ts';
+export { meshTopology, DEGENERATE_AREA_RATIO, type MeshTopology } from './model/mesh-topology.ts';

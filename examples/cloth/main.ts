@@ -1,15 +1,15 @@
 /**
- * Weft's cloth demo: a cloth integrated on WebGPU and drawn straight from the solver's position
- * buffer, with the demo's own passes for wind and contacts between the solver's steps. Every
- * control in the panel can also be set from the URL (e.g. `?size=32&integrator=rk4&substeps=40`).
+ * Weft's cloth demo: a cloth — a square, or a skirt read from an OBJ file — integrated on WebGPU
+ * and drawn straight from the solver's position buffer, with the demo's own passes for wind and
+ * contacts between the solver's steps. Every control in the panel can also be set from the URL
+ * (e.g. `?size=32&integrator=rk4&substeps=40`, `?scene=garment`, `&camera=330,28,7.2`), and the
+ * Share link button writes the URL of the current view.
  */
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
   WeftDivergenceError,
   WeftInputError,
-  buildCloth,
-  createModel,
   createSimulation,
   energy,
   type FixedStepIntegratorName,
@@ -24,12 +24,16 @@ import { OrbitCamera } from './camera.ts';
 import { ClothEffects, type EffectSettings } from './effects.ts';
 import { PageStatus, requestDevice } from './page-status.ts';
 import { ClothRenderer, HEALTH } from './renderer.ts';
+import {
+  buildModel,
+  explicitStepLimit,
+  sceneLabel,
+  sceneSurface,
+  type Pins,
+  type SceneSettings,
+} from './scenes.ts';
+import { parseCamera, shareUrl, shareView } from './share-link.ts';
 
-/** The cloth: a square of this side, m, and this mass, kg, whatever its number of particles. */
-const CLOTH_WIDTH = 3.15;
-const CLOTH_MASS = 1;
-/** Height at which the cloth starts, flat, m. */
-const CLOTH_HEIGHT = 2.1;
 const SPHERE = { center: [0, 1.2, 0.1] as const, radius: 0.6 };
 const FLOOR_HEIGHT = 0;
 /** Distance the cloth keeps from the sphere and the floor, m. */
@@ -49,8 +53,6 @@ const LIGHT_DIRECTION = normalize([-0.4, 1, -0.55]);
 const SCENE_BOUND = 100;
 const MAX_STRETCH = 10;
 
-type Pins = 'top-corners' | 'top-edge' | 'none';
-
 /** What createSimulation runs on WebGPU with a fixed step: the demo's schemes. */
 type GpuIntegratorName = FixedStepIntegratorName;
 const namesOf = (family: string): GpuIntegratorName[] =>
@@ -62,27 +64,22 @@ const GPU_INTEGRATOR_NAMES: readonly string[] = [
 ];
 
 /** The panel's settings, SI units. */
-interface Settings {
+interface Settings extends SceneSettings {
   integrator: GpuIntegratorName;
   dt: number;
   substeps: number;
   solver: 'pcg' | 'multigrid' | 'cg';
   maxIterations: number;
   tolerance: number;
-  size: number;
-  pins: Pins;
-  structural: number;
-  shear: number;
-  bend: number;
-  damping: number;
   rayleigh: number;
-  gravity: number;
   wind: number;
   sphere: boolean;
 }
 
 /** A running simulation and what belongs to it. */
 interface Scene {
+  /** Which cloth (sceneLabel): a state carries on only into the same one. */
+  label: string;
   sim: GpuSimulation;
   model: Model;
   effects: ClothEffects;
@@ -122,6 +119,7 @@ function readSettings(): Settings {
     solver: input('solver').value as Settings['solver'],
     maxIterations: number('maxIterations'),
     tolerance: number('tolerance'),
+    scene: input('scene').value as Settings['scene'],
     size: number('size'),
     pins: input('pins').value as Pins,
     structural: number('structural'),
@@ -135,57 +133,6 @@ function readSettings(): Settings {
   };
 }
 
-/**
- * The cloth of `settings`: flat and horizontal above the sphere, its pins on the edge j = ny − 1
- * (z = +1.575 m). With `from`, the same cloth (springs, rest lengths) carries on from that state.
- */
-function buildModel(settings: Settings, from?: SimulationState): Model {
-  const n = settings.size;
-  const cloth = buildCloth({
-    nx: n,
-    ny: n,
-    spacing: CLOTH_WIDTH / (n - 1),
-    particleMass: CLOTH_MASS / (n * n),
-    structuralStiffness: settings.structural,
-    shearStiffness: settings.shear,
-    bendStiffness: settings.bend,
-    damping: settings.damping,
-    pins: settings.pins,
-    orientation: 'horizontal',
-    origin: [-CLOTH_WIDTH / 2, CLOTH_HEIGHT, -CLOTH_WIDTH / 2],
-    gravity: [0, -settings.gravity, 0],
-  });
-  if (!from) return cloth;
-  const fixed: number[] = [];
-  const velocities = Float64Array.from(from.velocities);
-  cloth.particleFixed.forEach((isFixed, i) => {
-    if (!isFixed) return;
-    fixed.push(i);
-    velocities.fill(0, 3 * i, 3 * i + 3);
-  });
-  return createModel({
-    positions: from.positions,
-    velocities,
-    masses: cloth.particleMass,
-    fixed,
-    springPairs: cloth.springIndices,
-    springStiffness: cloth.springStiffness,
-    springRestLengths: cloth.springRestLength,
-    springDamping: cloth.springDamping,
-    gravity: cloth.gravity,
-  });
-}
-
-/**
- * The largest step at which the explicit schemes stay stable on this cloth, s: h < 2/ω_max, with
- * ω_max² ≤ max over particles of 2 Σ k / m (Gershgorin's bound on M⁻¹K; 12 springs per particle).
- */
-function explicitStepLimit(settings: Settings): number {
-  const mass = CLOTH_MASS / settings.size ** 2;
-  const stiffness = 4 * (settings.structural + settings.shear + settings.bend);
-  return 2 / Math.sqrt((2 * stiffness) / mass);
-}
-
 function showStepHint(settings: Settings): void {
   const limit = explicitStepLimit(settings);
   element('stepHint').textContent = isImplicit(settings.integrator)
@@ -194,6 +141,8 @@ function showStepHint(settings: Settings): void {
   input('maxIterations').disabled = !isImplicit(settings.integrator);
   input('solver').disabled = !isImplicit(settings.integrator);
   input('tolerance').disabled = !isImplicit(settings.integrator);
+  input('size').disabled = settings.scene === 'garment';
+  input('shear').disabled = settings.scene === 'garment';
 }
 
 /** On a change between explicit and implicit schemes, a step and substeps that suit the new one. */
@@ -252,6 +201,8 @@ async function main(): Promise<void> {
     else if (control instanceof HTMLInputElement || control instanceof HTMLSelectElement)
       control.value = value;
   }
+  // The skirt hangs from its waist unless the URL says otherwise.
+  if (params.get('scene') === 'garment' && !params.has('pins')) input('pins').value = 'top-edge';
   // An explicit integrator asked for in the URL without a dt gets a stable one (half the
   // explicit limit) and the substeps for real time, not the implicit default's 1/240 s.
   if (
@@ -291,17 +242,13 @@ async function main(): Promise<void> {
     () => new ClothRenderer(device, format),
   );
   // ?camera=azimuth,elevation,distance (degrees, degrees, m) sets the starting view.
-  const [azimuth = 330, elevation = 28, distance = 7.2] = (params.get('camera') ?? '')
-    .split(',')
-    .filter((part) => part !== '')
-    .map(Number);
   const degrees = Math.PI / 180;
-  const camera = new OrbitCamera({
-    azimuth: azimuth * degrees,
-    elevation: elevation * degrees,
-    distance,
-    target: [0, 0.95, 0.2],
+  const view = parseCamera(params.get('camera'), {
+    azimuth: 330 * degrees,
+    elevation: 28 * degrees,
+    distance: 7.2,
   });
+  const camera = new OrbitCamera({ ...view, target: [0, 0.95, 0.2] });
   camera.attach(canvas);
 
   let scene: Scene | null = null;
@@ -318,7 +265,7 @@ async function main(): Promise<void> {
     rebuilding = true;
     try {
       let from: SimulationState | undefined;
-      if (kind === 'continue' && old && !diverged && old.model.particleCount === next.size ** 2) {
+      if (kind === 'continue' && old && !diverged && old.label === sceneLabel(next)) {
         from = await old.sim.readState().catch(() => undefined);
       }
       let model: Model;
@@ -341,13 +288,10 @@ async function main(): Promise<void> {
         old.sim.destroy();
       }
       await status.scoped(device, 'binding the cloth', () => {
-        renderer.setCloth(sim.positions, {
-          width: next.size,
-          height: next.size,
-          bound: SCENE_BOUND,
-          maxEdge: (MAX_STRETCH * CLOTH_WIDTH) / (next.size - 1),
-        });
+        const { mesh, maxEdge } = sceneSurface(next, MAX_STRETCH);
+        renderer.setCloth(sim.positions, mesh, { bound: SCENE_BOUND, maxEdge });
         scene = {
+          label: sceneLabel(next),
           sim,
           model,
           effects: new ClothEffects(sim, renderer.normals!),
@@ -392,9 +336,13 @@ async function main(): Promise<void> {
       suggestStep(previousIntegrator);
       previousIntegrator = readSettings().integrator;
     }
+    if (id === 'scene') {
+      // Each cloth's usual pins: the skirt by its waist, the square by two corners.
+      input('pins').value = readSettings().scene === 'garment' ? 'top-edge' : 'top-corners';
+    }
     if (id === 'substeps' || id === 'wind' || id === 'sphere') {
       applyLiveSettings();
-    } else if (id === 'size' || (id === 'pins' && readSettings().pins !== 'none')) {
+    } else if (id === 'size' || id === 'scene' || (id === 'pins' && readSettings().pins !== 'none')) {
       requestRebuild('reset');
     } else {
       requestRebuild('continue');
@@ -406,6 +354,10 @@ async function main(): Promise<void> {
   });
   controls.addEventListener('submit', (event) => event.preventDefault());
   element('reset').addEventListener('click', () => requestRebuild('reset'));
+  const shareButton = element<HTMLButtonElement>('share');
+  shareButton.addEventListener('click', () => {
+    void shareView(shareButton, shareUrl(controls, camera));
+  });
   const pauseButton = element<HTMLButtonElement>('pause');
   pauseButton.addEventListener('click', () => {
     paused = !paused;
@@ -427,7 +379,7 @@ async function main(): Promise<void> {
     if (!scene) return;
     const s = settings;
     statsText.textContent = [
-      `${s.integrator} · ${s.size}×${s.size} cloth (${scene.model.particleCount} particles, ${scene.model.springCount} springs)`,
+      `${s.integrator} · ${sceneLabel(s)} (${scene.model.particleCount} particles, ${scene.model.springCount} springs)`,
       scene.sim.description,
       `t = ${simTime.toFixed(2)} s · dt ${s.dt.toPrecision(3)} s × ${s.substeps} substeps/frame · ${shown.realTime.toFixed(2)}× real time`,
       `${Math.round(shown.stepsPerSecond)} steps/s · ${shown.msPerStep.toFixed(3)} ms/step on the GPU (with wind, contacts, normals, draw) · ${Math.round(shown.fps)} fps`,

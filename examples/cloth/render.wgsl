@@ -1,13 +1,12 @@
 // Drawing the demo: the cloth straight from the solver's position buffer (vertex buffer 0) with the
-// normals of normals.wgsl (vertex buffer 1), and a scene mesh (floor and sphere). Colours are
+// normals of normals.wgsl (vertex buffer 1) and a woven pattern's coordinates (vertex buffer 2), and
+// a scene mesh (floor and sphere). Colours are
 // linear; the canvas is not sRGB, so the fragment shaders apply the display gamma themselves.
 
 struct Frame {
   viewProjection: mat4x4<f32>,
   eye: vec3<f32>,             // camera position, m
-  gridWidth: u32,             // nx of the cloth
   lightDirection: vec3<f32>,  // unit vector towards the light
-  gridHeight: u32,            // ny of the cloth
   sphereCenter: vec3<f32>,    // m
   sphereRadius: f32,          // m as drawn; 0 hides the sphere
 }
@@ -31,14 +30,14 @@ struct ClothVertex {
   @builtin(position) clip: vec4<f32>,
   @location(0) world: vec3<f32>,
   @location(1) normal: vec3<f32>,
-  @location(2) uv: vec2<f32>,
+  @location(2) pattern: vec3<f32>,
 }
 
 @vertex
 fn clothVertex(
-  @builtin(vertex_index) index: u32,
   @location(0) position: vec4<f32>,
   @location(1) normal: vec4<f32>,
+  @location(2) pattern: vec3<f32>,
 ) -> ClothVertex {
   var out: ClothVertex;
   // A diverged state is never drawn: every vertex lands on one point outside the view.
@@ -49,17 +48,16 @@ fn clothVertex(
   out.clip = frame.viewProjection * vec4<f32>(position.xyz, 1.0);
   out.world = position.xyz;
   out.normal = normal.xyz;
-  let i = index % frame.gridWidth;
-  let j = index / frame.gridWidth;
-  out.uv = vec2<f32>(f32(i) / f32(frame.gridWidth - 1u), f32(j) / f32(frame.gridHeight - 1u));
+  out.pattern = pattern;
   return out;
 }
 
 @fragment
 fn clothFragment(in: ClothVertex) -> @location(0) vec4<f32> {
-  // A woven look: 24 × 24 checks, the front (normal towards the camera) red, the back darker.
-  let cell = vec2<u32>(floor(in.uv * 24.0));
-  let check = f32((cell.x + cell.y) % 2u);
+  // A woven look: checks of unit size in the pattern's coordinates (fixed to the material: a grid's
+  // are 24 across it), the front (normal towards the camera) red, the back darker.
+  let cell = vec3<i32>(floor(in.pattern));
+  let check = f32((cell.x + cell.y + cell.z) & 1);
   let front = dot(in.normal, frame.eye - in.world) >= 0.0;
   let base = select(vec3<f32>(0.42, 0.05, 0.03), vec3<f32>(0.70, 0.10, 0.04), front);
   return shade(base * (0.82 + 0.18 * check), normalize(in.normal), in.world, 24.0);

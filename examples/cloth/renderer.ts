@@ -1,11 +1,13 @@
 /**
- * Draws the cloth from the solver's position buffer: a compute pass that writes per-vertex normals
- * (normals.wgsl), then one render pass with the floor, the sphere and the cloth as indexed
- * triangles whose vertex buffer 0 *is* the simulation's `positions` (no copy, no readback).
+ * Draws the cloth — a builder's grid or any triangle mesh — from the solver's position buffer: a
+ * compute pass that writes per-vertex normals (normals.wgsl), then one render pass with the floor,
+ * the sphere and the cloth as indexed triangles whose vertex buffer 0 *is* the simulation's
+ * `positions` (no copy, no readback).
  */
 import normalsCode from './normals.wgsl?raw';
 import renderCode from './render.wgsl?raw';
 import type { Mat4 } from './camera.ts';
+import { sceneMesh, type ClothMesh } from './cloth-mesh.ts';
 import { UniformStruct } from './uniform-layout.ts';
 
 /** The clear colour, display-encoded; render.wgsl's BACKGROUND is the same. */
@@ -30,20 +32,29 @@ export interface View {
 
 /** What belongs to one cloth (recreated when the simulation is). */
 interface ClothResources {
-  width: number;
-  height: number;
+  vertexCount: number;
   positions: GPUBuffer;
   normals: GPUBuffer;
   health: GPUBuffer;
   healthReadback: GPUBuffer;
-  gridUniform: GPUBuffer;
+  meshUniform: GPUBuffer;
   normalsBindGroup: GPUBindGroup;
   renderBindGroup: GPUBindGroup;
 }
 
+/** A mesh's buffers, kept while the same mesh is drawn. */
+interface MeshBuffers {
+  mesh: ClothMesh;
+  /** The triangles: the index buffer, and read by normals.wgsl. */
+  triangles: GPUBuffer;
+  pattern: GPUBuffer;
+  vertexOffsets: GPUBuffer;
+  vertexTriangles: GPUBuffer;
+}
+
 export class ClothRenderer {
   private readonly frameStruct = new UniformStruct(renderCode, 'Frame');
-  private readonly gridStruct = new UniformStruct(normalsCode, 'Grid');
+  private readonly meshStruct = new UniformStruct(normalsCode, 'Mesh');
   private readonly frameUniform: GPUBuffer;
   private readonly bindGroupLayout: GPUBindGroupLayout;
   private readonly clothPipeline: GPURenderPipeline;
@@ -52,8 +63,8 @@ export class ClothRenderer {
   private readonly sceneVertices: GPUBuffer;
   private readonly sceneIndices: GPUBuffer;
   private readonly sceneIndexCount: number;
-  /** Triangle indices of the grid, kept while the grid's size stays. */
-  private gridIndices: { width: number; height: number; buffer: GPUBuffer; count: number } | null = null;
+  /** The buffers of the mesh drawn, kept while it stays. */
+  private meshBuffers: MeshBuffers | null = null;
   private cloth: ClothResources | null = null;
   private targets: { width: number; height: number; color: GPUTexture; depth: GPUTexture } | null = null;
 
@@ -99,6 +110,8 @@ export class ClothRenderer {
           { arrayStride: 16, attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x4' }] },
           // Our normals: vec4<f32> per particle.
           { arrayStride: 16, attributes: [{ shaderLocation: 1, offset: 0, format: 'float32x4' }] },
+          // The pattern's coordinates: vec3<f32> per particle.
+          { arrayStride: 12, attributes: [{ shaderLocation: 2, offset: 0, format: 'float32x3' }] },
         ],
       },
       fragment: { module, entryPoint: 'clothFragment', targets: [{ format }] },
@@ -154,29 +167,15 @@ export class ClothRenderer {
   }
 
   /**
-   * Draws the cloth of `positions` (a simulation's vec4<f32> STORAGE | VERTEX buffer of a
-   * width × height grid, particle (i, j) at j·width + i) from now on. A particle beyond `bound`
-   * (m) from the origin, or an edge longer than `maxEdge` (m), counts as blown up.
+   * Draws the cloth of `positions` (a simulation's vec4<f32> STORAGE | VERTEX buffer) as the
+   * triangles of `mesh` from now on. A particle beyond `bound` (m) from the origin, or an edge
+   * longer than `maxEdge` (m), counts as blown up.
    */
-  setCloth(
-    positions: GPUBuffer,
-    grid: { width: number; height: number; bound: number; maxEdge: number },
-  ): void {
-    const { width, height } = grid;
+  setCloth(positions: GPUBuffer, mesh: ClothMesh, limits: { bound: number; maxEdge: number }): void {
     this.releaseCloth();
     const device = this.device;
-    const count = width * height;
-    if (this.gridIndices?.width !== width || this.gridIndices.height !== height) {
-      this.gridIndices?.buffer.destroy();
-      const indices = gridTriangles(width, height);
-      const buffer = device.createBuffer({
-        label: 'ClothRenderer.gridIndices',
-        size: indices.byteLength,
-        usage: GPUBufferUsage.INDEX | GPUBufferUsage.COPY_DST,
-      });
-      device.queue.writeBuffer(buffer, 0, indices);
-      this.gridIndices = { width, height, buffer, count: indices.length };
-    }
+    const buffers = this.buffersOf(mesh);
+    const count = mesh.vertexCount;
     const normals = device.createBuffer({
       label: 'ClothRenderer.normals',
       size: 16 * count,
@@ -192,20 +191,23 @@ export class ClothRenderer {
       size: 16,
       usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     });
-    const gridUniform = device.createBuffer({
-      label: 'ClothRenderer.gridUniform',
-      size: this.gridStruct.size,
+    const meshUniform = device.createBuffer({
+      label: 'ClothRenderer.meshUniform',
+      size: this.meshStruct.size,
       usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
     });
-    device.queue.writeBuffer(gridUniform, 0, this.gridStruct.write(grid));
+    device.queue.writeBuffer(meshUniform, 0, this.meshStruct.write({ vertexCount: count, ...limits }));
     const normalsBindGroup = device.createBindGroup({
       label: 'ClothRenderer.normalsBindGroup',
       layout: this.normalsPipeline.getBindGroupLayout(0),
       entries: [
-        { binding: 0, resource: { buffer: gridUniform } },
+        { binding: 0, resource: { buffer: meshUniform } },
         { binding: 1, resource: { buffer: positions } },
         { binding: 2, resource: { buffer: normals } },
         { binding: 3, resource: { buffer: health } },
+        { binding: 4, resource: { buffer: buffers.triangles } },
+        { binding: 5, resource: { buffer: buffers.vertexOffsets } },
+        { binding: 6, resource: { buffer: buffers.vertexTriangles } },
       ],
     });
     const renderBindGroup = device.createBindGroup({
@@ -217,16 +219,42 @@ export class ClothRenderer {
       ],
     });
     this.cloth = {
-      width,
-      height,
+      vertexCount: count,
       positions,
       normals,
       health,
       healthReadback,
-      gridUniform,
+      meshUniform,
       normalsBindGroup,
       renderBindGroup,
     };
+  }
+
+  /** The buffers of `mesh`: those of the last mesh when it is the same object, else new ones. */
+  private buffersOf(mesh: ClothMesh): MeshBuffers {
+    if (this.meshBuffers?.mesh === mesh) return this.meshBuffers;
+    this.releaseMesh();
+    const upload = (
+      label: string,
+      data: Uint32Array<ArrayBuffer> | Float32Array<ArrayBuffer>,
+      usage: number,
+    ): GPUBuffer => {
+      const buffer = this.device.createBuffer({
+        label: `ClothRenderer.${label}`,
+        size: Math.max(16, Math.ceil(data.byteLength / 16) * 16),
+        usage: usage | GPUBufferUsage.COPY_DST,
+      });
+      this.device.queue.writeBuffer(buffer, 0, data);
+      return buffer;
+    };
+    this.meshBuffers = {
+      mesh,
+      triangles: upload('triangles', mesh.triangles, GPUBufferUsage.INDEX | GPUBufferUsage.STORAGE),
+      pattern: upload('pattern', mesh.pattern, GPUBufferUsage.VERTEX),
+      vertexOffsets: upload('vertexOffsets', mesh.vertexOffsets, GPUBufferUsage.STORAGE),
+      vertexTriangles: upload('vertexTriangles', mesh.vertexTriangles, GPUBufferUsage.STORAGE),
+    };
+    return this.meshBuffers;
   }
 
   /** Computes the normals of the cloth's current positions (call after the frame's steps). */
@@ -236,7 +264,7 @@ export class ClothRenderer {
     const pass = encoder.beginComputePass({ label: 'ClothRenderer.normals' });
     pass.setPipeline(this.normalsPipeline);
     pass.setBindGroup(0, cloth.normalsBindGroup);
-    pass.dispatchWorkgroups(Math.ceil((cloth.width * cloth.height) / NORMALS_WORKGROUP));
+    pass.dispatchWorkgroups(Math.ceil(cloth.vertexCount / NORMALS_WORKGROUP));
     pass.end();
   }
 
@@ -267,9 +295,7 @@ export class ClothRenderer {
       this.frameStruct.write({
         viewProjection: view.viewProjection,
         eye: view.eye,
-        gridWidth: cloth.width,
         lightDirection: view.lightDirection,
-        gridHeight: cloth.height,
         sphereCenter: view.sphere?.center ?? [0, 0, 0],
         sphereRadius: view.sphere?.radius ?? 0,
       }),
@@ -297,19 +323,21 @@ export class ClothRenderer {
     pass.setVertexBuffer(0, this.sceneVertices);
     pass.setIndexBuffer(this.sceneIndices, 'uint32');
     pass.drawIndexed(this.sceneIndexCount);
-    if (view.showCloth && this.gridIndices) {
+    const mesh = this.meshBuffers;
+    if (view.showCloth && mesh) {
       pass.setPipeline(this.clothPipeline);
       pass.setVertexBuffer(0, cloth.positions);
       pass.setVertexBuffer(1, cloth.normals);
-      pass.setIndexBuffer(this.gridIndices.buffer, 'uint32');
-      pass.drawIndexed(this.gridIndices.count);
+      pass.setVertexBuffer(2, mesh.pattern);
+      pass.setIndexBuffer(mesh.triangles, 'uint32');
+      pass.drawIndexed(mesh.mesh.triangles.length);
     }
     pass.end();
   }
 
   destroy(): void {
     this.releaseCloth();
-    this.gridIndices?.buffer.destroy();
+    this.releaseMesh();
     this.targets?.color.destroy();
     this.targets?.depth.destroy();
     for (const buffer of [this.frameUniform, this.sceneVertices, this.sceneIndices]) buffer.destroy();
@@ -317,9 +345,16 @@ export class ClothRenderer {
 
   private releaseCloth(): void {
     if (!this.cloth) return;
-    const { normals, health, healthReadback, gridUniform } = this.cloth;
-    for (const buffer of [normals, health, healthReadback, gridUniform]) buffer.destroy();
+    const { normals, health, healthReadback, meshUniform } = this.cloth;
+    for (const buffer of [normals, health, healthReadback, meshUniform]) buffer.destroy();
     this.cloth = null;
+  }
+
+  private releaseMesh(): void {
+    if (!this.meshBuffers) return;
+    const { triangles, pattern, vertexOffsets, vertexTriangles } = this.meshBuffers;
+    for (const buffer of [triangles, pattern, vertexOffsets, vertexTriangles]) buffer.destroy();
+    this.meshBuffers = null;
   }
 
   /** The multisampled colour and depth textures, remade when the canvas changes size. */
@@ -344,60 +379,4 @@ export class ClothRenderer {
     };
     return this.targets;
   }
-}
-
-/** Two triangles per grid cell, particle (i, j) at j·width + i. */
-export function gridTriangles(width: number, height: number): Uint32Array<ArrayBuffer> {
-  const indices = new Uint32Array(6 * (width - 1) * (height - 1));
-  let k = 0;
-  for (let j = 0; j + 1 < height; j++)
-    for (let i = 0; i + 1 < width; i++) {
-      const a = j * width + i;
-      const b = a + 1;
-      const c = a + width;
-      const d = c + 1;
-      // Alternate the diagonal, so the folds have no preferred direction.
-      if ((i + j) % 2 === 0) indices.set([a, b, d, a, d, c], k);
-      else indices.set([a, b, c, b, d, c], k);
-      k += 6;
-    }
-  return indices;
-}
-
-/** The floor (a 24 m square at y = 0, kind 0) and a unit UV sphere (kind 1): position, normal, kind. */
-function sceneMesh(): { vertices: ArrayBuffer; indices: Uint32Array<ArrayBuffer> } {
-  const vertices: [number, number, number, number, number, number, number][] = [];
-  const indices: number[] = [];
-  const half = 12;
-  for (const [x, z] of [
-    [-half, -half],
-    [half, -half],
-    [half, half],
-    [-half, half],
-  ] as const)
-    vertices.push([x, 0, z, 0, 1, 0, 0]);
-  indices.push(0, 2, 1, 0, 3, 2);
-  const [rings, segments] = [32, 64];
-  const first = vertices.length;
-  for (let r = 0; r <= rings; r++) {
-    const theta = (Math.PI * r) / rings;
-    for (let s = 0; s <= segments; s++) {
-      const phi = (2 * Math.PI * s) / segments;
-      const n = [Math.sin(theta) * Math.cos(phi), Math.cos(theta), Math.sin(theta) * Math.sin(phi)] as const;
-      vertices.push([n[0], n[1], n[2], n[0], n[1], n[2], 1]);
-    }
-  }
-  for (let r = 0; r < rings; r++)
-    for (let s = 0; s < segments; s++) {
-      const a = first + r * (segments + 1) + s;
-      const b = a + segments + 1;
-      indices.push(a, b, a + 1, a + 1, b, b + 1);
-    }
-  const bytes = new ArrayBuffer(28 * vertices.length);
-  const view = new DataView(bytes);
-  vertices.forEach((vertex, v) => {
-    for (let c = 0; c < 6; c++) view.setFloat32(28 * v + 4 * c, vertex[c]!, true);
-    view.setUint32(28 * v + 24, vertex[6]!, true);
-  });
-  return { vertices: bytes, indices: Uint32Array.from(indices) };
 }

@@ -16,6 +16,7 @@ import {
   type OptionValue,
 } from '../integrators/option-spec.ts';
 import { OPTIONS } from '../integrators/options-table.ts';
+import { MESH_FLAGS, OBJ_SEQUENCE_FLAG } from './mesh-flags.ts';
 
 /** Flags of `weft run` that are not simulation options. */
 // prettier-ignore
@@ -30,8 +31,9 @@ const FLAGGED = [...OPTIONS, ...RUN_FLAGS].filter((spec) => spec.flag !== null);
 
 /** parseArgs' `options` for every flag (values are read as text and converted here). */
 export const PARSE_OPTIONS = Object.fromEntries([
-  ...FLAGGED.map((spec) => [spec.flag!, { type: 'string' }] as const),
+  ...[...FLAGGED, ...MESH_FLAGS].map((spec) => [spec.flag!, { type: 'string' }] as const),
   ['out', { type: 'string' }] as const,
+  [OBJ_SEQUENCE_FLAG, { type: 'string' }] as const,
   ['progress', { type: 'boolean' }] as const,
   ['allow-unconverged', { type: 'boolean' }] as const,
 ]) as Record<string, { type: 'string' | 'boolean' }>;
@@ -48,7 +50,7 @@ export function decimalNumber(field: string, text: string): number {
 }
 
 /** A flag's text as its option's value, checked against its row; errors name the flag. */
-function flagValue(spec: OptionSpec, text: string): OptionValue {
+export function flagValue(spec: OptionSpec, text: string): OptionValue {
   const field = `--${spec.flag}`;
   let value: OptionValue = text;
   if (spec.type === 'number') {
@@ -92,9 +94,11 @@ export function optionsFromFlags(
 
 /** `--help`: every flag with its values, unit, default, where it applies and what it does. */
 export function flagHelp(): string {
-  return FLAGGED.map((spec) => {
-    const unit = spec.unit ? ` [${spec.unit}]` : '';
-    const values = (spec.choices?.length ?? 0) > 8 ? 'name' : valuesText(spec).replaceAll('\\|', '|');
-    return `  --${spec.flag} <${values}>${unit}\n      ${spec.help} Default: ${defaultText(spec)}. Applies to: ${appliesText(spec)}.`;
-  }).join('\n');
+  return [...FLAGGED, ...MESH_FLAGS]
+    .map((spec) => {
+      const unit = spec.unit ? ` [${spec.unit}]` : '';
+      const values = (spec.choices?.length ?? 0) > 8 ? 'name' : valuesText(spec).replaceAll('\\|', '|');
+      return `  --${spec.flag} <${values}>${unit}\n      ${spec.help} Default: ${defaultText(spec)}. Applies to: ${appliesText(spec)}.`;
+    })
+    .join('\n');
 }

@@ -1,10 +1,12 @@
-/** The CLI's checks of what a user typed: numbers, integrator and backend names, scene files. */
+/** The CLI's checks of what a user typed: numbers, integrator and backend names, scene files (JSON or OBJ). */
 import { readFileSync } from 'node:fs';
 import { WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/catalog.ts';
 import type { Model } from '../model/model.ts';
 import { parseScene } from '../model/scene.ts';
 import { decimalNumber } from './flags.ts';
+import { givenMeshFlag } from './mesh-flags.ts';
+import { meshScene, type MeshScene } from './mesh-scene.ts';
 import { didYouMean } from './text.ts';
 
 export function number(option: string, text: string | undefined, fallback?: number): number {
@@ -48,7 +50,25 @@ export function backendName(text: string | undefined, fallback: 'cpu' | 'webgpu'
   return backend;
 }
 
-export function readScene(path: string): Model {
+/** A scene file as the CLI runs it; `mesh` for an .obj scene. */
+export interface LoadedScene {
+  model: Model;
+  mesh?: MeshScene;
+}
+
+/**
+ * The scene at `path`: an .obj mesh with the material flags in `values` (README, "Meshes"), or a
+ * JSON scene, for which a material flag is an error (it gives its own masses, springs and pins).
+ */
+export function readScene(
+  path: string,
+  values: Readonly<Record<string, string | boolean | undefined>> = {},
+): LoadedScene {
+  // prettier-ignore
+  const obj = /\.obj$/i.test(path);
+  const meshFlag = givenMeshFlag(values);
+  if (!obj && meshFlag !== undefined)
+    throw new WeftInputError(`--${meshFlag}`, `applies to .obj scenes only (a JSON scene gives its own masses, springs and pins, and its frames go to the JSON output)`); // prettier-ignore
   let text: string;
   try {
     // A UTF-8 byte-order mark (some editors write one) is not part of the JSON.
@@ -59,11 +79,15 @@ export function readScene(path: string): Model {
       `cannot read '${path}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
+  if (obj) {
+    const mesh = meshScene(path, text, values);
+    return { model: mesh.model, mesh };
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     throw new WeftInputError('scene', `'${path}' is not valid JSON: ${(error as Error).message}`);
   }
-  return parseScene(json);
+  return { model: parseScene(json) };
 }

@@ -1,18 +1,6 @@
 /** How the CLI writes numbers and answers misspellings. */
 
-/**
- * The number with the fewest significant digits that reads back as the same float32 as `x`
- * (a float32 printed as a float64 shows noise: 0.30000001192092896 for 0.3). Non-float32 input
- * (and 0, NaN, ±Inf) is returned as is.
- */
-export function shortestFloat32(x: number): number {
-  if (!Number.isFinite(x) || x === 0 || Math.fround(x) !== x) return x;
-  for (let digits = 1; digits <= 9; digits++) {
-    const candidate = Number(x.toPrecision(digits));
-    if (Math.fround(candidate) === x) return candidate;
-  }
-  return x;
-}
+export { shortestFloat32 } from '../model/float-text.ts';
 
 /** Levenshtein distance (insertions, deletions, substitutions). */
 function distance(a: string, b: string): number {

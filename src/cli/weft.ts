@@ -3,6 +3,7 @@
  * exit non-zero (2: bad input, 3: no WebGPU, 4: diverged or no step size meets the accuracy);
  * never a stack trace.
  */
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive } from '../integrators/catalog.ts';
@@ -17,7 +18,10 @@ import { JsonOutput } from './output.ts';
 import { ProgressBar } from './progress.ts';
 import { demo } from './demo.ts';
 import { frameOf, integrate, interruption } from './frames.ts';
-import { backendName, integratorName, readScene } from './inputs.ts';
+import { backendName, integratorName, readScene, type LoadedScene } from './inputs.ts';
+import { OBJ_SEQUENCE_FLAG } from './mesh-flags.ts';
+import { ObjSequence } from './obj-sequence.ts';
+import type { Frame } from './frames.ts';
 import { didYouMean } from './text.ts';
 import packageJson from '../../package.json';
 
@@ -26,6 +30,9 @@ const USAGE = `Usage:
            [--allow-unconverged] [--backend cpu|webgpu] [options of the integrator]
   weft run <scene.json> --integrator rk45|step-doubling|velocity-implicit-euler --t-end <s>
            [--frames m] [--out file] [--progress] [options of the integrator]
+  weft run <mesh.obj> … [--density kg/m² | --mass kg] [--stretch k] [--bend k] [--damping c]
+           [--pin top-edge|top-corners|corners|none|i,j,…] [--obj-sequence DIR]
+           (--obj-sequence DIR: one OBJ file per frame, DIR/frame_000000.obj, …)
   weft demo [--backend webgpu|cpu] [--size n] [--steps n] [--integrator name] [--dt h] [--stiffness k]
            [options of the integrator]
   weft info
@@ -86,7 +93,9 @@ async function runFixed(
 ): Promise<void> {
   const { integrator, backend, dt } = options;
   const precision = options.precision ?? 'f64';
-  const model = readScene(scenePath);
+  const scene = readScene(scenePath, values);
+  const { model } = scene;
+  const sequence = openSequence(scenePath, scene, values);
   const simulation = await createSimulation(model, options);
   let output: JsonOutput | undefined;
   try {
@@ -97,7 +106,7 @@ async function runFixed(
       simulation,
       steps,
       every,
-      (frame) => output!.frame(frame),
+      frameWriter(output, sequence),
       precision === 'f32',
       progress,
     );
@@ -115,6 +124,7 @@ async function runFixed(
         energyInitial: energy(model, result.initial.positions, result.initial.velocities),
         energyFinal: energy(model, result.final.positions, result.final.velocities),
         solver,
+        ...(scene.mesh ? { mesh: scene.mesh.stats } : {}),
       },
     });
     output = undefined;
@@ -155,23 +165,26 @@ async function runAdaptive(
   },
 ): Promise<void> {
   const { tEnd, frames, backend, precision, ...rest } = given;
-  const model = readScene(scenePath);
+  const scene = readScene(scenePath, values);
+  const { model } = scene;
+  const sequence = openSequence(scenePath, scene, values);
   const options = { ...rest, backend, precision, integrator } as AdaptiveOptions & AdaptiveBackendOptions;
   const simulation = await createSimulation(model, options);
   let output: JsonOutput | undefined;
   try {
     output = await JsonOutput.open(values['out'] as string | undefined);
+    const writeFrame = frameWriter(output, sequence);
     await output.begin({ integrator, backend, tEnd });
     const progress = values['progress'] ? new ProgressBar(integrator, 1000) : undefined;
     const initial = await simulation.readState();
-    await output.frame(frameOf(model, initial, precision === 'f32'));
+    await writeFrame(frameOf(model, initial, precision === 'f32'));
     const started = performance.now();
     let final = initial;
     for (let f = 1; f <= frames; f++) {
       const target = (tEnd * f) / frames;
       await simulation.advanceTo(target, (t) => progress?.update(Math.round((1000 * t) / tEnd)));
       final = await simulation.readState();
-      await output.frame(frameOf(model, final, precision === 'f32'));
+      await writeFrame(frameOf(model, final, precision === 'f32'));
     }
     const seconds = (performance.now() - started) / 1000;
     await output.end({
@@ -186,6 +199,7 @@ async function runAdaptive(
         energyFinal: energy(model, final.positions, final.velocities),
         adaptive: simulation.readStats(),
         solver: await simulation.readSolverStats(),
+        ...(scene.mesh ? { mesh: scene.mesh.stats } : {}),
       },
     });
   } catch (error) {
@@ -194,6 +208,25 @@ async function runAdaptive(
   } finally {
     simulation.destroy();
   }
+}
+
+/** `--obj-sequence DIR` of a mesh scene, opened (the folder made) before the run starts. */
+function openSequence(
+  scenePath: string,
+  scene: LoadedScene,
+  values: Record<string, string | boolean | undefined>,
+): ObjSequence | undefined {
+  const directory = values[OBJ_SEQUENCE_FLAG] as string | undefined;
+  if (directory === undefined || !scene.mesh) return undefined;
+  return ObjSequence.open(directory, scene.mesh.mesh, basename(scenePath));
+}
+
+/** Each frame into the JSON document, and into the OBJ sequence when there is one. */
+function frameWriter(output: JsonOutput, sequence: ObjSequence | undefined): (frame: Frame) => Promise<void> {
+  return async (frame) => {
+    await output.frame(frame);
+    await sequence?.write(frame);
+  };
 }
 
 async function info(): Promise<void> {
