@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
+import type { Mesh } from 'three';
 import { describe, expect, test } from 'vitest';
 import { WeftInputError, createSimulation, loadObj, meshPins, meshToModel, writeObj } from '../src/index.ts';
 
@@ -144,7 +145,7 @@ describe('what other readers make of it', () => {
     const group = new OBJLoader().parse(writeObj(positions, mesh, { float32: true, name: 'skirt' }));
     expect(group.children.map((child) => child.name)).toEqual(['skirt']);
     // OBJLoader un-indexes: three float32 coordinates per triangle corner, in the file's order.
-    const corners = group.children[0]!.geometry.getAttribute('position').array;
+    const corners = (group.children[0] as Mesh).geometry.getAttribute('position').array as Float32Array;
     const flat = new Float32Array(3 * mesh.triangles.length);
     mesh.triangles.forEach((v, k) => flat.set(positions.subarray(3 * v, 3 * v + 3), 3 * k));
     expect(corners.length).toBe(3 * mesh.triangles.length);
