@@ -4,8 +4,9 @@
  * dependencies beside it. The browser app has no `webgpu` (a browser install never gets Dawn: it
  * is an optional peer dependency); Vite, esbuild and webpack each bundle it for the browser with
  * no warning, and each bundle takes one WebGPU step of a 4 × 4 cloth in headless Chromium. The
- * Node app has `webgpu` and takes the same step through Dawn; `require('weft-sim')` says the
- * package is ESM-only; the `weft` command runs a scene shipped in examples/scenes.
+ * Node app has `webgpu` and takes the same step through Dawn; the browser entry runs in Node too
+ * (CPU only, saying why there is no GPU); `require('weft-sim')` says the package is ESM-only; the
+ * `weft` command runs a scene shipped in examples/scenes.
  *
  * Offline on purpose: the dependencies are linked from this repository's node_modules rather than
  * installed (`npm install --offline` needs an npm cache that CI machines do not have, and the
@@ -217,6 +218,23 @@ test('webpack bundles it for the browser with no warning, and the bundle steps o
 test("Node gets the 'node' entry: the same step through Dawn", async () => {
   const { stdout } = await run('node', ['main.js'], { cwd: NODE_APP });
   expectOneGravityStep(JSON.parse(stdout) as StepResult);
+});
+
+test('the browser entry, loaded in Node (--conditions=browser), runs on the CPU and says it has no Dawn', async () => {
+  const script = `import { buildCloth, createSimulation } from 'weft-sim';
+const model = buildCloth({ nx: 4, ny: 4, spacing: 0.25, shearStiffness: 0, pins: [0] });
+const cpu = await createSimulation(model, { backend: 'cpu', integrator: 'symplectic-euler', dt: 0.01 });
+cpu.step(1);
+const error = await createSimulation(model, { backend: 'webgpu', integrator: 'symplectic-euler', dt: 0.01 }).catch((e) => e);
+console.log(JSON.stringify({ y: (await cpu.readState()).positions[4], name: error.name, message: error.message }));`;
+  writeFileSync(join(NODE_APP, 'browser-entry.js'), script);
+  const { stdout } = await run('node', ['--conditions=browser', 'browser-entry.js'], { cwd: NODE_APP });
+  const { y, name, message } = JSON.parse(stdout) as { y: number; name: string; message: string };
+  expect(y).toBe(0.01 * (0.01 * -9.81)); // float64 CPU: v₊ = h g, y₊ = h v₊: the same two roundings
+  expect(name).toBe('WebGpuUnavailableError');
+  expect(message).toContain(
+    "loaded through its browser entry, which has no Dawn: import 'weft-sim' from Node unbundled",
+  );
 });
 
 test("require('weft-sim') fails saying the package is ESM-only", async () => {
