@@ -1,10 +1,29 @@
 /// <reference types="vitest/config" />
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
-// `vite build`: the library (dist/weft.js, for browsers and Node; dist/weft-internal.js).
+/** dist/weft.cjs, where `require('weft-sim')` lands (package.json's `require` condition). */
+function esmOnly(): Plugin {
+  const message =
+    "weft-sim is ESM-only: use import (import { createSimulation } from 'weft-sim') or await import('weft-sim'), not require()";
+  return {
+    name: 'weft-esm-only',
+    generateBundle() {
+      this.emitFile({
+        type: 'asset',
+        fileName: 'weft.cjs',
+        source: `'use strict';\n// ${message}\nthrow new Error(${JSON.stringify(message)});\n`,
+      });
+    },
+  };
+}
+
+// `vite build`: the library (dist/weft-browser.js for browsers and bundlers, dist/weft.js for Node
+// with Dawn, dist/weft.cjs for require(), dist/weft-internal.js for the benchmarks; package.json's
+// `exports` picks one by condition).
 // `vite build --mode cli`: the Node CLI (dist/cli/weft.js), WGSL inlined.
 // `vite` (npm run demo): the example pages.
-export default defineConfig(({ mode }) => ({
+export default defineConfig(({ command, mode }) => ({
+  plugins: command === 'build' && mode !== 'cli' ? [esmOnly()] : [],
   build:
     mode === 'cli'
       ? {
@@ -16,9 +35,14 @@ export default defineConfig(({ mode }) => ({
           rollupOptions: { output: { entryFileNames: 'weft.js' } },
         }
       : {
-          // dist/weft.js: the public API; dist/weft-internal.js: internals for the benchmarks.
+          // The public API twice, one Node module apart: dist/weft-browser.js names neither Dawn
+          // nor node:*, dist/weft.js adds Dawn (src/node.ts); they share their chunks.
           lib: {
-            entry: { weft: 'src/index.ts', 'weft-internal': 'src/internal.ts' },
+            entry: {
+              'weft-browser': 'src/index.ts',
+              weft: 'src/node.ts',
+              'weft-internal': 'src/internal-node.ts',
+            },
             formats: ['es'],
             fileName: (_format, name) => `${name}.js`,
           },
@@ -40,5 +64,7 @@ export default defineConfig(({ mode }) => ({
     hookTimeout: 180_000,
     // GPU tests share one SwiftShader device per file; files run one at a time on 2 cores.
     fileParallelism: false,
+    // Node's WebGPU: what `import 'weft-sim'` in Node gets (src/node.ts registers Dawn).
+    setupFiles: ['test/setup/node-entry.ts'],
   },
 }));

@@ -16,7 +16,9 @@ export class ProgressBar {
     const text = `${this.label} ${Math.round(fraction * 100)
       .toString()
       .padStart(3)}% ${done}/${this.total} steps, ${rate.toFixed(0)} steps/s${left}`;
-    if (this.stream.isTTY) {
+    // bin/weft.js pipes the CLI's stderr through its filter of Dawn's warnings, and says when
+    // the stderr behind it is a terminal.
+    if (this.stream.isTTY || (this.stream === process.stderr && process.env['WEFT_STDERR_TTY'] === '1')) {
       const width = 30;
       const filled = Math.round(fraction * width);
       this.stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`);

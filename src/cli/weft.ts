@@ -13,6 +13,7 @@ import { energy } from '../model/energy.ts';
 import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { findAdapter } from '../backends/webgpu/device.ts';
+import { takeGpuFlags } from './gpu-flags.ts';
 import { flagHelp, optionsFromFlags, PARSE_OPTIONS } from './flags.ts';
 import { JsonOutput } from './output.ts';
 import { ProgressBar } from './progress.ts';
@@ -37,6 +38,7 @@ const USAGE = `Usage:
            [options of the integrator]
   weft info
   weft --version
+Any command: [--gpu-backend vulkan|metal|d3d12] (Dawn's, for WebGPU; default metal on macOS, d3d12 on Windows, else vulkan) [--verbose] (Dawn's driver warnings)
 Integrators: ${INTEGRATOR_NAMES.join(', ')}
 Options (a flag that does not apply to the integrator chosen is an error):
 ${flagHelp()}`;
@@ -255,8 +257,8 @@ async function info(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
   try {
+    const [command, ...rest] = takeGpuFlags(argv);
     if (command === '--version' || command === '-V' || command === 'version')
       console.log(`weft ${packageJson.version}`);
     else if (

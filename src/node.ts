@@ -1,0 +1,11 @@
+/**
+ * Weft's Node entry (the `node` export condition of `weft-sim`): the public API of src/index.ts,
+ * with WebGPU from Dawn (the optional peer dependency `webgpu`, loaded on the first GPU
+ * simulation). Browsers get src/index.ts, which names neither Dawn nor Node's modules.
+ */
+import { registerAdapterFinder } from './backends/webgpu/device.ts';
+import { dawnAdapterFinder } from './backends/webgpu/dawn.ts';
+
+registerAdapterFinder(dawnAdapterFinder());
+
+export * from './index.ts';
