@@ -2,7 +2,7 @@
  * The divergence watchdog (issue 11): a finite blow-up is a WeftDivergenceError too, not only
  * NaN/Inf. Explicit Euler on a stiff rope (ω = 1000/s, h = 0.01: the amplitude grows by
  * √(1 + (hω)²) ≈ 10 per step) is still finite after 10 steps, with an energy ~10²⁰ × its start;
- * every backend and family reports it from readState() with the energy and the bound. A stable
+ * every backend and family (explicit, multistep, implicit) reports it from readState() with the energy and the bound. A stable
  * run of the same rope never comes near the bound.
  */
 import { describe, expect, test } from 'vitest';
@@ -18,6 +18,9 @@ describe.each(['cpu', 'webgpu'] as const)('%s', (backend) => {
   test.each([
     ['explicit-euler', {}],
     ['adams-bashforth-2', {}],
+    // Newmark with β = 0, γ = ½ is the explicit central difference: λ² + ((hω)² − 2) λ + 1 = 0
+    // gives |λ| ≈ 98 per step at hω = 10, through the implicit path's solve and readback.
+    ['newmark', { newmarkBeta: 0 }],
   ] as const)('%s: a finite blow-up is reported with its energy', async (integrator, extra) => {
     const simulation = await createSimulation(stiff, {
       integrator,
