@@ -30,6 +30,10 @@ const EXIT_CODES: Record<WeftErrorCode, number> = {
   interrupted: 130,
 };
 
+/**
+ * The base of every error Weft throws on purpose; `instanceof WeftError` separates them from bugs.
+ * Switch on {@link WeftError.code}; {@link WeftError.field} names the offending input.
+ */
 export class WeftError extends Error {
   /** What went wrong (see {@link WeftErrorCode}). */
   readonly code: WeftErrorCode;
@@ -83,9 +87,17 @@ export class WebGpuUnavailableError extends WeftError {
  */
 export class WeftDivergenceError extends WeftError {
   constructor(
+    /** The step count at which the divergence was detected (where the state was read back). */
     readonly step: number,
+    /** Index of the first particle whose position or velocity is not finite; −1 for an energy blow-up. */
     readonly particle: number,
-    readonly energy?: { readonly value: number; readonly bound: number },
+    /** For a finite blow-up: the mechanical energy reached and the bound it passed, J. */
+    readonly energy?: {
+      /** Mechanical energy of the state read, J. */
+      readonly value: number;
+      /** E₀ + 1000 × the scene's energy scale, J. */
+      readonly bound: number;
+    },
   ) {
     const what = energy
       ? `its energy rose to ${energy.value.toExponential(3)} J at step ${step}, past ${energy.bound.toExponential(3)} J (the initial energy + ${ENERGY_GROWTH_LIMIT} × the scene's energy scale)`
@@ -151,7 +163,9 @@ export class WeftDestroyedError extends WeftError {
 export class WeftDeviceLostError extends WeftError {
   constructor(
     what: string,
+    /** GPUDeviceLostInfo.reason: 'destroyed' or 'unknown'. */
     readonly reason: string,
+    /** GPUDeviceLostInfo.message, the driver's words ('' when it gave none). */
     readonly deviceMessage: string,
   ) {
     super(

@@ -230,7 +230,7 @@ export function emptyNewtonStats(): NewtonStats {
   };
 }
 
-/** Options of {@link CpuMultistepSimulation}. */
+/** Options of a multistep simulation on the CPU (`CpuMultistepSimulation`). */
 export interface MultistepOptions {
   /** Required: one of {@link MULTISTEP_INTEGRATOR_NAMES}. */
   integrator: MultistepIntegratorName;
@@ -252,7 +252,7 @@ export interface MultistepOptions {
   maxCorrectorIterations?: number;
 }
 
-/** Statistics of a {@link CpuMultistepSimulation}. */
+/** Statistics of a multistep simulation (`CpuMultistepSimulation`). */
 export interface MultistepStats {
   steps: number;
   /** Steps taken by the RK4 starter. */

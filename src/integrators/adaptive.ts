@@ -18,5 +18,6 @@ export const ADAPTIVE_INTEGRATORS = {
   },
 } as const satisfies Record<string, { order: number; summary: string }>;
 
+/** The error-controlled integrators: rk45, step-doubling, velocity-implicit-euler. */
 export type AdaptiveIntegratorName = keyof typeof ADAPTIVE_INTEGRATORS;
 export const ADAPTIVE_INTEGRATOR_NAMES = Object.keys(ADAPTIVE_INTEGRATORS) as AdaptiveIntegratorName[];

@@ -30,6 +30,7 @@ export const INTEGRATORS = {
   ...family('multistep', MULTISTEP_INTEGRATORS),
   ...family('adaptive', ADAPTIVE_INTEGRATORS),
 };
+/** The name of any integrator in {@link INTEGRATORS}, e.g. `'implicit-euler'`. */
 export type IntegratorName = keyof typeof INTEGRATORS;
 /** The names of {@link INTEGRATORS}, in the README's order. */
 export const INTEGRATOR_NAMES = Object.keys(INTEGRATORS) as IntegratorName[];

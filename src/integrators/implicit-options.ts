@@ -22,6 +22,7 @@ export const IMPLICIT_INTEGRATORS = {
   },
 } as const satisfies Record<string, { order: number; summary: string }>;
 
+/** The integrators that solve a linear system per step or Newton iteration (family `implicit`). */
 export type ImplicitIntegratorName = keyof typeof IMPLICIT_INTEGRATORS;
 export const IMPLICIT_INTEGRATOR_NAMES = Object.keys(IMPLICIT_INTEGRATORS) as ImplicitIntegratorName[];
 
@@ -41,7 +42,7 @@ export interface ImplicitOptions {
    * 'jacobi' (block-Jacobi iteration; converges only where the matrix is diagonally dominant
    * enough), 'multigrid' (CG preconditioned by an aggregation-multigrid V-cycle: iterations
    * nearly independent of the cloth's size), or 'auto' (the default): 'multigrid' from
-   * {@link AUTO_MULTIGRID_PARTICLES} particles, else 'pcg'. All are matrix-free over the
+   * `AUTO_MULTIGRID_PARTICLES` (4,096) particles, else 'pcg'. All are matrix-free over the
    * per-particle spring lists, and filtered: fixed particles' components are projected out, not
    * given huge masses.
    */

@@ -39,6 +39,7 @@ export const MULTISTEP_INTEGRATORS = {
   },
 } as const satisfies Record<string, { order: number; startupSteps: number; summary: string }>;
 
+/** The multistep and predictor–corrector integrators (family `multistep`). */
 export type MultistepIntegratorName = keyof typeof MULTISTEP_INTEGRATORS;
 export const MULTISTEP_INTEGRATOR_NAMES = Object.keys(MULTISTEP_INTEGRATORS) as MultistepIntegratorName[];
 

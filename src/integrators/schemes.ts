@@ -67,6 +67,7 @@ export const EXPLICIT_INTEGRATORS = {
   { order: number; mapOrder: number; tableau: TableauName | null; summary: string }
 >;
 
+/** The explicit one-step integrators (family `explicit` of {@link INTEGRATORS}). */
 export type ExplicitIntegratorName = keyof typeof EXPLICIT_INTEGRATORS;
 export const EXPLICIT_INTEGRATOR_NAMES = Object.keys(EXPLICIT_INTEGRATORS) as ExplicitIntegratorName[];
 

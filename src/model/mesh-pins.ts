@@ -11,6 +11,7 @@ import { describeName, WeftInputError } from '../core/errors.ts';
  */
 export type MeshPinPreset = 'none' | 'top-edge' | 'top-corners' | 'corners';
 
+/** The named pin presets of {@link meshPins}, as `weft run --pin` accepts them. */
 export const MESH_PIN_PRESETS: readonly MeshPinPreset[] = ['none', 'top-edge', 'top-corners', 'corners'];
 
 /** How far below the highest y a 'top-edge' vertex may be, as a fraction of the largest extent. */

@@ -21,10 +21,13 @@ export type ProgressCallback = (stepsDone: number, stepsTotal: number) => void;
 
 /** What every backend offers. */
 export interface Simulation {
+  /** Where it runs: 'cpu' (the reference, float64 or float32 storage) or 'webgpu'. */
   readonly backend: 'cpu' | 'webgpu';
+  /** The integrator it was created with. */
   readonly integrator: IntegratorName;
   /** h, s. */
   readonly dt: number;
+  /** The model it was created from. */
   readonly model: Model;
   /** Steps taken (or, on the GPU, submitted) so far. */
   readonly stepCount: number;
@@ -61,7 +64,9 @@ export interface Simulation {
 
 /** A simulation on WebGPU: its buffers can be drawn from, and its steps encoded into a caller's encoder. */
 export interface GpuSimulation extends Simulation {
+  /** Always 'webgpu'. */
   readonly backend: 'webgpu';
+  /** The device its buffers live on: the caller's (borrowed) or the one Weft requested. */
   readonly device: GPUDevice;
   /** vec4<f32> per particle (xyz m, w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
   readonly positions: GPUBuffer;
@@ -72,7 +77,15 @@ export interface GpuSimulation extends Simulation {
    * (256-byte aligned) in `buffer` — bind it as `{ buffer, offset, size }`.
    */
   readonly momenta?:
-    { readonly buffer: GPUBuffer; readonly offset: number; readonly size: number } | undefined;
+    | {
+        /** The arena buffer that holds the momenta. */
+        readonly buffer: GPUBuffer;
+        /** Byte offset of particle 0 in `buffer`. */
+        readonly offset: number;
+        /** Bytes: 16 × particles. */
+        readonly size: number;
+      }
+    | undefined;
   /** Encodes `steps` steps into the caller's encoder (to interleave passes of one's own). */
   encode(encoder: GPUCommandEncoder, steps: number): void;
 }

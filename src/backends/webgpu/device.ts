@@ -9,6 +9,7 @@ import { describeValue, WebGpuUnavailableError, WeftError, WeftInputError } from
 
 export { WebGpuUnavailableError };
 
+/** The adapter {@link findAdapter} found: the adapter, its name, and how it was found. */
 export interface AdapterReport {
   readonly adapter: GPUAdapter;
   /** e.g. "google swiftshader (SwiftShader Device (Subzero))". */
