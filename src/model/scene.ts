@@ -1,6 +1,7 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
 import { createModel, type Model } from './model.ts';
+import schema from './scene.schema.json';
 
 /**
  * The scene file of `weft run` (documented in README.md): explicit particles and springs, or a
@@ -59,105 +60,93 @@ function only(field: string, json: Json, allowed: string[]): void {
 }
 
 function gravityOf(json: Json): { gravity?: [number, number, number] } {
-  if (json['gravity'] === undefined) return {};
-  const g = numbers('gravity', json['gravity']);
-  if (g.length !== 3) throw new WeftInputError('gravity', `must have 3 entries (x, y, z), got ${g.length}`);
-  return { gravity: [g[0]!, g[1]!, g[2]!] };
+  const g = json['gravity'] as number[] | undefined;
+  return g === undefined ? {} : { gravity: [g[0]!, g[1]!, g[2]!] };
 }
 
-type FieldKind = 'number' | 'vector' | 'string' | 'pins';
+/** A field's type in src/model/scene.schema.json, the one description of the scene format. */
+type FieldKind = 'number' | 'numbers' | 'numberOrNumbers' | 'vector' | 'string' | 'pins';
 
-const CLOTH_FIELDS: Record<keyof ClothOptions, FieldKind> = {
-  nx: 'number',
-  ny: 'number',
-  spacing: 'number',
-  particleMass: 'number',
-  structuralStiffness: 'number',
-  shearStiffness: 'number',
-  bendStiffness: 'number',
-  damping: 'number',
-  pins: 'pins',
-  orientation: 'string',
-  origin: 'vector',
-  gravity: 'vector',
-};
+interface SchemaObject {
+  readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly required?: readonly string[];
+}
 
-const ROPE_FIELDS: Record<keyof RopeOptions, FieldKind> = {
-  particles: 'number',
-  spacing: 'number',
-  particleMass: 'number',
-  stiffness: 'number',
-  damping: 'number',
-  direction: 'vector',
-  pins: 'string',
-  gravity: 'vector',
-};
+function kindOf(property: Readonly<Record<string, unknown>>): FieldKind {
+  const ref = property['$ref'];
+  if (typeof ref === 'string') return ref.slice(ref.lastIndexOf('/') + 1) as FieldKind;
+  if (property['oneOf']) return 'pins';
+  return property['type'] as 'number' | 'string';
+}
 
-/** A builder's options, each field checked for its name and type (the builder checks values). */
-function builderOptions(field: string, value: unknown, fields: Record<string, FieldKind>): Json {
-  const json = object(field, value);
-  only(field, json, Object.keys(fields));
-  for (const [key, option] of Object.entries(json)) {
-    const name = `${field}.${key}`;
-    const kind = fields[key];
-    if (kind === 'number' && typeof option !== 'number') {
-      throw new WeftInputError(name, `must be a number, got ${describeValue(option)}`);
-    }
-    if (kind === 'string' && typeof option !== 'string') {
-      throw new WeftInputError(name, `must be a string, got ${describeValue(option)}`);
-    }
-    if (kind === 'vector' && numbers(name, option).length !== 3) {
-      throw new WeftInputError(name, 'must have 3 entries (x, y, z)');
-    }
-    if (kind === 'pins' && typeof option !== 'string') numbers(name, option);
+/** The schema's variant whose required fields include `key` ('particles', 'cloth' or 'rope'). */
+function variant(key: string): SchemaObject {
+  return (schema.oneOf as readonly SchemaObject[]).find((v) => v.required?.includes(key))!;
+}
+
+/** The fields of `json` (at `field`), each checked for its name and type against `object`. */
+function checkFields(field: string, json: Json, object: SchemaObject): void {
+  only(field, json, Object.keys(object.properties));
+  for (const name of object.required ?? []) {
+    if (json[name] === undefined) throw new WeftInputError(field ? `${field}.${name}` : name, 'missing');
   }
+  for (const [key, value] of Object.entries(json)) {
+    const name = field ? `${field}.${key}` : key;
+    const kind = kindOf(object.properties[key]!);
+    if (kind === 'number' && typeof value !== 'number') {
+      throw new WeftInputError(name, `must be a number, got ${describeValue(value)}`);
+    }
+    if (kind === 'string' && typeof value !== 'string') {
+      throw new WeftInputError(name, `must be a string, got ${describeValue(value)}`);
+    }
+    if (kind === 'numbers' || (kind === 'pins' && typeof value !== 'string')) numbers(name, value);
+    if (kind === 'numberOrNumbers') numberOrNumbers(name, value);
+    if (kind === 'vector' && numbers(name, value).length !== 3) {
+      throw new WeftInputError(name, `must have 3 entries (x, y, z), got ${(value as unknown[]).length}`);
+    }
+  }
+}
+
+/** A builder's options, checked for names and types (the builder checks values). */
+function builderOptions(key: 'cloth' | 'rope', value: unknown): Json {
+  const json = object(key, value);
+  checkFields(key, json, variant(key).properties[key] as unknown as SchemaObject);
   return json;
 }
 
-/** Parses and validates a scene (already JSON-decoded) into a model. */
+/**
+ * Parses and validates a scene (already JSON-decoded) into a model: field names and types as
+ * src/model/scene.schema.json gives them (errors name the field), values by the model's checks.
+ */
 export function parseScene(scene: unknown): Model {
   const json = object('scene', scene);
-  if ('cloth' in json) {
-    only('', json, ['cloth', 'gravity']);
-    return buildCloth({
-      ...(builderOptions('cloth', json['cloth'], CLOTH_FIELDS) as ClothOptions),
-      ...gravityOf(json),
-    });
-  }
-  if ('rope' in json) {
-    only('', json, ['rope', 'gravity']);
-    return buildRope({
-      ...(builderOptions('rope', json['rope'], ROPE_FIELDS) as RopeOptions),
-      ...gravityOf(json),
-    });
+  for (const builder of ['cloth', 'rope'] as const) {
+    if (!(builder in json)) continue;
+    checkFields('', json, { properties: variant(builder).properties });
+    const options = builderOptions(builder, json[builder]);
+    return builder === 'cloth'
+      ? buildCloth({ ...(options as ClothOptions), ...gravityOf(json) })
+      : buildRope({ ...(options as RopeOptions), ...gravityOf(json) });
   }
   if (!('particles' in json))
     throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
-  if (!('springs' in json)) throw new WeftInputError('springs', 'missing');
-  only('', json, ['particles', 'springs', 'gravity']);
+  const explicit = variant('particles');
+  checkFields('', json, explicit);
   const particles = object('particles', json['particles']);
   const springs = object('springs', json['springs']);
-  only('particles', particles, ['positions', 'velocities', 'masses', 'fixed']);
-  only('springs', springs, ['pairs', 'stiffness', 'restLengths', 'damping']);
-  if (particles['positions'] === undefined) throw new WeftInputError('particles.positions', 'missing');
-  if (particles['masses'] === undefined) throw new WeftInputError('particles.masses', 'missing');
-  if (springs['pairs'] === undefined) throw new WeftInputError('springs.pairs', 'missing');
-  if (springs['stiffness'] === undefined) throw new WeftInputError('springs.stiffness', 'missing');
+  checkFields('particles', particles, explicit.properties['particles'] as unknown as SchemaObject);
+  checkFields('springs', springs, explicit.properties['springs'] as unknown as SchemaObject);
+  const optional = (value: unknown, key: string): Record<string, unknown> =>
+    value === undefined ? {} : { [key]: value };
   return createModel({
-    positions: numbers('particles.positions', particles['positions']),
-    masses: numbers('particles.masses', particles['masses']),
-    springPairs: numbers('springs.pairs', springs['pairs']),
-    springStiffness: numberOrNumbers('springs.stiffness', springs['stiffness']),
-    ...(particles['velocities'] !== undefined
-      ? { velocities: numbers('particles.velocities', particles['velocities']) }
-      : {}),
-    ...(particles['fixed'] !== undefined ? { fixed: numbers('particles.fixed', particles['fixed']) } : {}),
-    ...(springs['restLengths'] !== undefined
-      ? { springRestLengths: numbers('springs.restLengths', springs['restLengths']) }
-      : {}),
-    ...(springs['damping'] !== undefined
-      ? { springDamping: numberOrNumbers('springs.damping', springs['damping']) }
-      : {}),
+    positions: particles['positions'] as number[],
+    masses: particles['masses'] as number[],
+    springPairs: springs['pairs'] as number[],
+    springStiffness: springs['stiffness'] as number | number[],
+    ...optional(particles['velocities'], 'velocities'),
+    ...optional(particles['fixed'], 'fixed'),
+    ...optional(springs['restLengths'], 'springRestLengths'),
+    ...optional(springs['damping'], 'springDamping'),
     ...gravityOf(json),
   });
 }
