@@ -5,47 +5,20 @@
  * a second page, that page's own link is the same URL (every control and the camera read back).
  * The pattern of test/examples.test.ts; one small scene (420 particles) because SwiftShader is slow.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+import { startBrowserSession, type BrowserSession } from './browser/chromium.ts';
 
-let server: ViteDevServer | undefined;
+let session: BrowserSession | undefined;
 let browser: Browser | undefined;
 let baseUrl = '';
-const profile = mkdtempSync(join(tmpdir(), 'weft-examples-mesh-'));
 
 beforeAll(async () => {
-  server = await createServer({
-    configFile: join(REPO_ROOT, 'vite.config.ts'),
-    root: REPO_ROOT,
-    logLevel: 'warn',
-    clearScreen: false,
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-    optimizeDeps: { entries: ['examples/cloth/index.html'] },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (!address || typeof address === 'string') throw new Error('Vite dev server has no TCP address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
-  browser = await puppeteer.launch({
-    executablePath: findChromium(),
-    headless: true,
-    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`],
-  });
+  session = await startBrowserSession(['examples/cloth/index.html']);
+  ({ browser, baseUrl } = session);
 });
 
-afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await server?.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-});
+afterAll(() => session?.close());
 
 /** Opens `url` at 800 × 600 and waits for 3 frames; page and console errors are collected. */
 async function open(url: string): Promise<{ page: Page; errors: string[] }> {

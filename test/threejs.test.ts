@@ -9,50 +9,24 @@
  * `WEFT_SCREENSHOT=1` also writes examples/threejs/screenshot.png (the cloth after 2.5 s of
  * simulated time, 1280 × 800; about 2 minutes on SwiftShader).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createSimulation } from '../src/index.ts';
 import { RAYLEIGH_MASS, clothModel, integration } from '../examples/threejs/scene.ts';
-import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+import { REPO_ROOT, startBrowserSession, type BrowserSession } from './browser/chromium.ts';
 
-let server: ViteDevServer | undefined;
+let session: BrowserSession | undefined;
 let browser: Browser | undefined;
 let baseUrl = '';
-const profile = mkdtempSync(join(tmpdir(), 'weft-threejs-'));
 
 beforeAll(async () => {
-  server = await createServer({
-    configFile: join(REPO_ROOT, 'vite.config.ts'),
-    root: REPO_ROOT,
-    logLevel: 'warn',
-    clearScreen: false,
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-    // three.js is pre-bundled at startup, so that Vite does not find it while the page runs and reload it.
-    optimizeDeps: { entries: ['examples/threejs/index.html'] },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (!address || typeof address === 'string') throw new Error('Vite dev server has no TCP address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
-  browser = await puppeteer.launch({
-    executablePath: findChromium(),
-    headless: true,
-    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`],
-  });
+  session = await startBrowserSession(['examples/threejs/index.html']);
+  ({ browser, baseUrl } = session);
 });
 
-afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await server?.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-});
+afterAll(() => session?.close());
 
 /** Opens the example at `width` × `height`; page errors and console errors are collected in `errors`. */
 async function open(

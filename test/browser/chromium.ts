@@ -79,9 +79,12 @@ export interface BrowserSession {
 
 /**
  * Starts Vite on 127.0.0.1 (a free port) with the repository's vite.config.ts and launches headless
- * Chromium with {@link CHROMIUM_FLAGS} and a fresh temporary profile.
+ * Chromium with {@link CHROMIUM_FLAGS} and a fresh temporary profile; `optimizeEntries`: the pages
+ * whose imports Vite pre-bundles at startup.
  */
-export async function startBrowserSession(): Promise<BrowserSession> {
+export async function startBrowserSession(
+  optimizeEntries: readonly string[] = ['test/browser/gpu-harness.html'],
+): Promise<BrowserSession> {
   const executable = findChromium();
   const server = await createServer({
     configFile: join(REPO_ROOT, 'vite.config.ts'),
@@ -92,7 +95,7 @@ export async function startBrowserSession(): Promise<BrowserSession> {
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
     // Scan the harness's imports at startup, so that Vite does not discover a dependency while
     // the page runs and reload it in the middle of a case.
-    optimizeDeps: { entries: ['test/browser/gpu-harness.html'] },
+    optimizeDeps: { entries: [...optimizeEntries] },
   });
   let browser: Browser | undefined;
   const profile = mkdtempSync(join(tmpdir(), 'weft-chromium-'));
