@@ -1,6 +1,6 @@
 // Shared by the multigrid kernels (prepended after implicit-common.wgsl; CPU mirror:
 // src/backends/cpu/multigrid.ts). A level's operator: (A u)_i = S_i u_i + Σ_{(e, j) at i} E_e (u_i − u_j),
-// S and E symmetric 3×3 blocks; S_xx = 0 marks a fixed particle (level 0), whose row is 0.
+// S and E symmetric 3×3 blocks; on level 0 S_xx = 0 marks a fixed particle, whose row is 0.
 // Every level lives in the same four buffers at the offsets the host computed (overrides below).
 
 @group(0) @binding(4) var<storage, read> mgGraph: array<u32>;          // incidence, coarsenings
@@ -32,14 +32,39 @@ fn levelStore(vector: u32, i: u32, value: vec3<f32>) {
   }
 }
 
+// A weighted list in mgGraph (src/model/galerkin-terms.ts): `owners` + 1 offsets, then per term a
+// (ref, f32 weight bits) pair; a ref is a fine node (its S block) or EDGE_REF | a fine edge (its E).
+const EDGE_REF: u32 = 0x80000000u;
+
+// Σ_t w_t X(ref_t) over owner k's terms: a coarse block of Pᵀ A P as a gather of fine blocks,
+// the fine level's nodes and edges at fineNodes and fineEdges in mgNodes and mgEdges.
+fn gatherTerms(list: u32, owners: u32, k: u32, fineNodes: u32, fineEdges: u32) -> SymmetricBlock {
+  var sum = SymmetricBlock(vec3<f32>(0.0), vec3<f32>(0.0));
+  let pairs = list + owners + 1u;
+  for (var t = mgGraph[list + k]; t < mgGraph[list + k + 1u]; t++) {
+    let term = mgGraph[pairs + 2u * t];
+    let w = bitcast<f32>(mgGraph[pairs + 2u * t + 1u]);
+    if (term >= EDGE_REF) {
+      let e = fineEdges + term - EDGE_REF;
+      sum.diagonal += w * mgEdges[2u * e].xyz;
+      sum.offDiagonal += w * mgEdges[2u * e + 1u].xyz;
+    } else {
+      let i = fineNodes + term;
+      sum.diagonal += w * mgNodes[4u * i].xyz;
+      sum.offDiagonal += w * mgNodes[4u * i + 1u].xyz;
+    }
+  }
+  return sum;
+}
+
 fn blockProduct(first: vec4<f32>, second: vec4<f32>, u: vec3<f32>) -> vec3<f32> {
   return symmetricProduct(first.xyz, second.xyz, u);
 }
 
-// (A u)_i on this level, u the vector `vector`; 0 for a fixed particle.
+// (A u)_i on this level, u the vector `vector`; 0 for a fixed particle (level 0).
 fn levelProduct(vector: u32, i: u32) -> vec3<f32> {
   let s0 = mgNodes[4u * (nodeBase + i)];
-  if (s0.x == 0.0) {
+  if (onArena == 1u && s0.x == 0.0) {
     return vec3<f32>(0.0);
   }
   let ui = levelLoad(vector, i);

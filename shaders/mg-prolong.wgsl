@@ -1,9 +1,9 @@
 // The coarse-grid correction, one thread per fine node (CPU mirror: CpuMultigrid.cycle):
-//   x_i += θ x_c[aggregate(i)]  (θ the over-correction; fixed particles belong to no aggregate).
+//   x_i += θ Σ_I p_iI x_I  (θ the coarsening's correction scale; fixed particles have no terms).
 
-override aggregates: u32 = 0u;  // in mgGraph: the coarse node of each fine node, 0xffffffff: none
-override coarseX: u32 = 0u;     // x_c in mgVectors
-override overCorrection: f32 = 1.8;
+override prolongList: u32 = 0u;  // in mgGraph: the weighted list (coarse node I, p_iI) per fine node
+override coarseX: u32 = 0u;      // x_c in mgVectors
+override correction: f32 = 1.0;  // θ
 
 @compute @workgroup_size(workgroupSize)
 fn mgProlongMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -11,9 +11,10 @@ fn mgProlongMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_work
   if (i >= nodeCount) {
     return;
   }
-  let coarse = mgGraph[aggregates + i];
-  if (coarse == 0xffffffffu) {
-    return;
+  var sum = vec3<f32>(0.0);
+  let pairs = prolongList + nodeCount + 1u;
+  for (var t = mgGraph[prolongList + i]; t < mgGraph[prolongList + i + 1u]; t++) {
+    sum += bitcast<f32>(mgGraph[pairs + 2u * t + 1u]) * mgVectors[coarseX + mgGraph[pairs + 2u * t]].xyz;
   }
-  levelStore(levelX, i, levelLoad(levelX, i) + overCorrection * mgVectors[coarseX + coarse].xyz);
+  levelStore(levelX, i, levelLoad(levelX, i) + correction * sum);
 }

@@ -42,25 +42,35 @@ describe('aggregation hierarchy', () => {
     },
   );
 
-  test('coarse operators are the Galerkin products Pᵀ A P (random states, brute force)', () => {
+  test.each([
+    ['smoothed aggregation', {}],
+    ['plain aggregation', { prolongationSmoothing: 0 }],
+  ])('%s: coarse operators are the Galerkin products Pᵀ A P (random states, brute force)', (_, options) => {
     const model = issueCloth(12);
     const positions = Float64Array.from(model.particlePositions, (x, k) => x * (1 + 0.03 * Math.sin(7 * k)));
     const velocities = Float64Array.from(model.particleVelocities, (_, k) => Math.cos(3 * k));
     const states = { force: new Float64Array(3 * model.springCount), jacobian: new Float64Array(6 * model.springCount), direction: new Float64Array(3 * model.springCount) }; // prettier-ignore
     springStates(model, positions, velocities, true, states);
-    const h = buildMultigridHierarchy(model);
+    const h = buildMultigridHierarchy(model, options);
     const mg = new CpuMultigrid(model, h, (n) => new Float64Array(n));
     mg.assemble(states, { mass: 1.002, damping: 1 / 60, stiffness: 1 / 3600 });
     for (let l = 0; l < h.coarsenings.length; l++) {
       const c = h.coarsenings[l]!;
       const [nf, nc] = [h.levels[l]!.nodeCount, h.levels[l + 1]!.nodeCount];
       const u = Float64Array.from({ length: 3 * nc }, (_, k) => Math.sin(1.7 * k + l));
+      // P from the prolongation lists (rows) and Pᵀ from the restriction lists (columns).
       const prolonged = new Float64Array(3 * nf);
-      for (let i = 0; i < nf; i++) if (c.aggregate[i]! >= 0) for (let d = 0; d < 3; d++) prolonged[3 * i + d] = u[3 * c.aggregate[i]! + d]!; // prettier-ignore
+      const P = c.prolongation;
+      for (let i = 0; i < nf; i++)
+        for (let t = P.offsets[i]!; t < P.offsets[i + 1]!; t++)
+          for (let d = 0; d < 3; d++) prolonged[3 * i + d]! += P.weights[t]! * u[3 * P.refs[t]! + d]!;
       const fine = new Float64Array(3 * nf);
       mg.applyLevel(l, prolonged, fine);
       const expected = new Float64Array(3 * nc);
-      for (let i = 0; i < nf; i++) if (c.aggregate[i]! >= 0) for (let d = 0; d < 3; d++) expected[3 * c.aggregate[i]! + d]! += fine[3 * i + d]!; // prettier-ignore
+      const R = c.restriction;
+      for (let I = 0; I < nc; I++)
+        for (let t = R.offsets[I]!; t < R.offsets[I + 1]!; t++)
+          for (let d = 0; d < 3; d++) expected[3 * I + d]! += R.weights[t]! * fine[3 * R.refs[t]! + d]!;
       const actual = new Float64Array(3 * nc);
       mg.applyLevel(l + 1, u, actual);
       const scale = Math.max(...expected.map(Math.abs));
@@ -69,6 +79,43 @@ describe('aggregation hierarchy', () => {
     }
   });
 });
+
+test.each([8, 24])(
+  '%i² cloth: the prolongation is non-negative, its rows sum to 1 away from pins and fade near them, its columns are the restriction',
+  (n) => {
+    const model = issueCloth(n);
+    const h = buildMultigridHierarchy(model);
+    h.coarsenings.forEach((c, l) => {
+      const [nf, nc] = [h.levels[l]!.nodeCount, h.levels[l + 1]!.nodeCount];
+      const dense = new Float64Array(nf * nc);
+      const P = c.prolongation;
+      for (let i = 0; i < nf; i++) {
+        let sum = 0;
+        for (let t = P.offsets[i]!; t < P.offsets[i + 1]!; t++) {
+          expect(P.weights[t]!).toBeGreaterThanOrEqual(0);
+          dense[i * nc + P.refs[t]!] = P.weights[t]!;
+          sum += P.weights[t]!;
+        }
+        // Level 0: a pinned particle has no row; a row touching no pin sums to 1 (a damped
+        // Jacobi step of a Laplacian keeps constants); one beside a pin sums to less.
+        const fixed = l === 0 && model.particleInvMass[i] === 0;
+        if (fixed) expect(P.offsets[i + 1]! - P.offsets[i]!).toBe(0);
+        else expect(sum).toBeLessThanOrEqual(1 + 1e-12);
+        if (l > 0) continue;
+        const { offsets, entries } = model.incidence;
+        const nearPin = entries.slice(offsets[i]!, offsets[i + 1]!).some((k) => model.particleInvMass[model.springIndices[k ^ 1]!] === 0); // prettier-ignore
+        if (!fixed && !nearPin) expect(sum).toBeCloseTo(1, 12);
+      }
+      const R = c.restriction;
+      for (let I = 0; I < nc; I++)
+        for (let t = R.offsets[I]!; t < R.offsets[I + 1]!; t++) {
+          expect(dense[R.refs[t]! * nc + I]).toBe(R.weights[t]);
+          dense[R.refs[t]! * nc + I] = 0;
+        }
+      expect(dense.every((v) => v === 0)).toBe(true);
+    });
+  },
+);
 
 describe('CG preconditioned by a V-cycle, issue 10 cloth, implicit Euler, dt = 1/60, tolerance 1e-3', () => {
   const run = async (n: number, solver: 'multigrid' | 'pcg') => {
@@ -105,11 +152,12 @@ describe('CG preconditioned by a V-cycle, issue 10 cloth, implicit Euler, dt = 1
   }, 120_000);
 });
 
-// Measured: 17, 24, 35 iterations at 817, 3,169, 12,481 particles (diagonal PCG: 165, 365). This
-// is short of issue 10's target (≤ 25, within 2×): the unsmoothed aggregation's coarse correction
-// is weaker on this mesh than on the builder cloth. The bounds below hold what is reached.
+// Measured: 10, 15, 22 iterations at 817, 3,169, 12,481 particles (diagonal PCG: 165, 365; plain
+// aggregation with θ = 1.8: 17, 25, 34). The disk's rest shape leaves the plane, whose local
+// rotations a translation-only prolongation misses (README, Multigrid): it still grows faster
+// than on the flat cloth.
 describe('CG preconditioned by a V-cycle on an irregular triangle mesh (a jittered disk, valences 4–8)', () => {
-  test('iterations stay ≤ 40 and within 2.2× from 817 to 12,481 particles; diagonal PCG needs ≥ 4× more', async () => {
+  test('iterations stay ≤ 25, within 2× from 3,169 to 12,481 particles and 2.5× from 817; diagonal PCG needs ≥ 4× more', async () => {
     const rows: Record<string, unknown>[] = [];
     const most: number[] = [];
     for (const rings of [16, 32, 64]) {
@@ -134,8 +182,9 @@ describe('CG preconditioned by a V-cycle on an irregular triangle mesh (a jitter
       rows.push(row);
     }
     console.table(rows);
-    expect(Math.max(...most)).toBeLessThanOrEqual(40);
-    expect(most[2]! / most[0]!).toBeLessThanOrEqual(2.2);
+    expect(Math.max(...most)).toBeLessThanOrEqual(25);
+    expect(most[2]! / most[1]!).toBeLessThanOrEqual(2);
+    expect(most[2]! / most[0]!).toBeLessThanOrEqual(2.5);
   }, 120_000);
 });
 

@@ -1,7 +1,7 @@
 /**
  * What a WebGPU linear solve encodes (Node, SwiftShader; issue 10's "Done when"): at most three
  * dispatches per CG iteration (Chronopoulos–Gear CG: the vector step, the product with the one
- * reduction, the scalar step), plus the V-cycle's for multigrid — 2 × 3 sweeps, a restriction
+ * reduction, the scalar step), plus the V-cycle's for multigrid — 2 × 3 sweeps, a residual, a restriction
  * and a prolongation per coarsening and one coarsest-level dispatch (README, Multigrid) — and,
  * through advance() with checkEvery > 0, a count that grows with the iterations done and not with
  * maxIterations, with the same state as step().
@@ -36,8 +36,8 @@ test.each([
   ['cg', 0],
   ['pcg', 0],
   ['jacobi', 0],
-  // One V-cycle: (2 × 3 sweeps + restriction + prolongation) per coarsening, one coarsest dispatch.
-  ['multigrid', 8 * buildMultigridHierarchy(cloth).coarsenings.length + 1],
+  // One V-cycle: (2 × 3 sweeps + residual + restriction + prolongation) per coarsening, one coarsest dispatch.
+  ['multigrid', 9 * buildMultigridHierarchy(cloth).coarsenings.length + 1],
 ])('%s: each iteration more encodes 3 dispatches (+ %i of the V-cycle)', async (solver, vcycle) => {
   const [a, b] = [await perStep(solver, 20), await perStep(solver, 30)];
   expect((b - a) / 10).toBe(3 + vcycle);

@@ -2,11 +2,13 @@
  * Multigrid-preconditioned CG on WebGPU (Node, SwiftShader) against the CPU reference on issue
  * 10's cloth (3.15 m square, 1 kg, k = 2000/500/100, c = 0.02, r_m = 0.1), implicit Euler at
  * dt = 1/60, tolerance 1e-3: the GPU takes the CPU's iterations (±1 per solve, float32 against
- * float32 storage, Chronopoulos–Gear CG against standard CG), few of them, and they barely grow from 32² to 64²; the states agree.
+ * float32 storage, Chronopoulos–Gear CG against standard CG), few of them, and they barely grow
+ * from 32² to 64²; the same on the irregular disk of test/helpers/irregular-mesh.ts; the states agree.
  */
 import { expect, test } from 'vitest';
 import { buildCloth, createSimulation, type Model } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { buildDiskMesh } from './helpers/irregular-mesh.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 
 const node = useNodeDevice((device) => device);
@@ -17,17 +19,22 @@ function issueCloth(n: number): Model {
 
 const OPTIONS = { integrator: 'implicit-euler', dt: 1 / 60, solver: 'multigrid', tolerance: 1e-3, maxIterations: 100, rayleighMass: 0.1 } as const; // prettier-ignore
 
-test.each([32, 64])(
-  '%i² cloth, 2 steps: GPU iterations = CPU f32 ± 1 per solve, ≤ 25, and the states agree',
-  async (n) => {
-    const model = issueCloth(n);
+test.each([
+  ['32² cloth', () => issueCloth(32)],
+  ['64² cloth', () => issueCloth(64)],
+  ['irregular disk, 817 particles', () => buildDiskMesh(16)],
+  ['irregular disk, 3,169 particles', () => buildDiskMesh(32)],
+])(
+  '%s, 2 steps: GPU iterations = CPU f32 ± 1 per solve, ≤ 25, and the states agree',
+  async (n, build) => {
+    const model = build();
     const gpu = await createSimulation(model, { ...OPTIONS, backend: 'webgpu', device: node.runner() });
     const cpu = await createSimulation(model, { ...OPTIONS, precision: 'f32' });
     try {
       gpu.step(2);
       cpu.step(2);
       const [g, c] = [(await gpu.readSolverStats())!, (await cpu.readSolverStats())!];
-      console.log(`${n}²: GPU ${g.maxLinearIterations} most / ${g.linearIterations} total iterations, CPU f32 ${c.maxLinearIterations} / ${c.linearIterations}; residual GPU ${g.lastResidual.toExponential(2)}`); // prettier-ignore
+      console.log(`${n}: GPU ${g.maxLinearIterations} most / ${g.linearIterations} total iterations, CPU f32 ${c.maxLinearIterations} / ${c.linearIterations}; residual GPU ${g.lastResidual.toExponential(2)}`); // prettier-ignore
       expect(g.unconvergedSolves).toBe(0);
       expect(g.maxResidual).toBeLessThanOrEqual(1e-3);
       expect(Math.abs(g.linearIterations - c.linearIterations)).toBeLessThanOrEqual(c.linearSolves);
@@ -37,7 +44,7 @@ test.each([32, 64])(
       let motion = 0;
       for (let k = 0; k < cs.positions.length; k++) motion = Math.max(motion, Math.abs(cs.positions[k]! - model.particlePositions[k]!)); // prettier-ignore
       expect(motion).toBeGreaterThan(1e-3);
-      expectClose(gs.positions, cs.positions, 1e-3 * motion, `${n}²: positions GPU vs CPU f32 (m)`);
+      expectClose(gs.positions, cs.positions, 1e-3 * motion, `${n}: positions GPU vs CPU f32 (m)`);
     } finally {
       gpu.destroy();
       cpu.destroy();

@@ -2,17 +2,18 @@
  * The aggregation hierarchy of the multigrid preconditioner, built once per topology from the
  * spring graph (any mesh, not only builder grids). Each level is a graph whose operator has the
  * form (A u)_I = S_I u_I + Σ_{edges e = (I, J)} E_e (u_I − u_J) (symmetric 3×3 blocks S, E). With
- * the piecewise-constant prolongation of an aggregation, the Galerkin product Pᵀ A P keeps that
- * form: S_I = Σ_{i ∈ I} S_i (plus the edges from i to fixed particles), E_IJ = Σ of the fine
- * edges between I and J, and the edges inside an aggregate cancel — so a coarse operator is a
- * deterministic gather over the index lists built here.
+ * a scalar prolongation (smoothed aggregation, src/model/galerkin-terms.ts) the Galerkin product
+ * Pᵀ A P keeps that form, each coarse block a fixed weighted sum of fine blocks — so a coarse
+ * operator is a deterministic gather over the weighted lists built here.
  *
  * Aggregation: two passes of heavy-edge matching (Notay's double pairwise aggregation, AGMG),
- * weights = spring stiffness; a node left unmatched joins its strongest matched neighbour. Fixed
- * particles belong to no aggregate (the solves filter them). About 4 fine nodes per coarse node;
- * coarsening stops at ≤ 8 nodes or when a pass no longer halves the count.
+ * weights = spring stiffness at level 0 and the off-diagonal weights of the Galerkin product of
+ * the stiffness Laplacian below; a node left unmatched joins its strongest matched neighbour.
+ * Fixed particles belong to no aggregate (the solves filter them). About 4 fine nodes per coarse
+ * node; coarsening stops at ≤ 8 nodes or when a pass no longer halves the count.
  */
 import type { Model } from './model.ts';
+import { coarseScalarLevel, galerkinCoarsening, smoothedProlongation, type ScalarLevel, type WeightedLists } from './galerkin-terms.ts'; // prettier-ignore
 
 /** A level's graph: node incidence in CSR form, per entry the edge and the other endpoint. */
 export interface GraphLevel {
@@ -24,16 +25,23 @@ export interface GraphLevel {
   readonly entries: Uint32Array;
 }
 
-/** How level l + 1 is made from level l. */
+/** How level l + 1 is made from level l (src/model/galerkin-terms.ts). */
 export interface Coarsening {
-  /** [fine n]: the coarse node of each fine node, −1 for fixed particles. */
+  /** [fine n]: the aggregate of each fine node, −1 for fixed particles. */
   readonly aggregate: Int32Array;
-  /** Coarse node I's fine nodes: `children[childOffsets[I] .. childOffsets[I + 1])`. */
+  /** Coarse node I's aggregate: `children[childOffsets[I] .. childOffsets[I + 1])`. */
   readonly childOffsets: Uint32Array;
   readonly children: Uint32Array;
-  /** Coarse edge e's fine edges: `fineEdges[fineEdgeOffsets[e] .. fineEdgeOffsets[e + 1])`. */
-  readonly fineEdgeOffsets: Uint32Array;
-  readonly fineEdges: Uint32Array;
+  /** Per coarse node I: (fine node i, p_iI), the restriction r_I = Σ_i p_iI r_i. */
+  readonly restriction: WeightedLists;
+  /** Per fine node i: (coarse node I, p_iI), the prolongation (P v)_i = Σ_I p_iI v_I. */
+  readonly prolongation: WeightedLists;
+  /** Per coarse node: S_I as weights of fine S (node refs) and E (EDGE_REF | edge). */
+  readonly nodeTerms: WeightedLists;
+  /** Per coarse edge: E_IJ likewise. */
+  readonly edgeTerms: WeightedLists;
+  /** θ: the coarse correction's scale (over-corrected where the prolongation is unsmoothed). */
+  readonly correction: number;
 }
 
 export interface MultigridHierarchy {
@@ -47,15 +55,28 @@ const COARSEST = 8;
 
 /**
  * The V-cycle both backends run: `smoothing` weighted block-Jacobi sweeps (weight ω) before and
- * after the coarse-grid correction, that correction scaled by `overCorrection` (an unsmoothed
- * aggregation's prolongation under-estimates smooth errors; θ < 2 keeps the cycle an SPD
- * preconditioner), and `coarseSweeps` sweeps on the coarsest level (an even count, so that the
- * GPU's ping-pong iterates end where they started). Tuned on the issue-10 cloth at dt = 1/60
- * (implicit Euler, first steps, tolerance 1e-3), CG iterations at 32², 64², 128², 256²: V(1,1)
- * with ω = 0.6 and no over-correction 23, 32, 53, 63 (a perturbed state); V(2,2), ω = 0.75,
- * θ = 1.8: 14, 18, 24, 31; V(3,3): see test/cpu-multigrid.test.ts and `npm run bench`.
+ * after the coarse-grid correction and `coarseSweeps` sweeps on the coarsest level (an even
+ * count, so that the GPU's ping-pong iterates end where they started). The prolongation is
+ * smoothed aggregation's (src/model/galerkin-terms.ts): one damped-Jacobi step of weight
+ * `prolongationSmoothing` (2/3, the usual choice for ρ(D⁻¹L) ≤ 2) over the strong connections —
+ * springs at least `strongConnection` × the stiffest spring at both ends, which keeps the coarse
+ * stencils narrow — with the coarse correction unscaled. With `prolongationSmoothing` 0 (plain
+ * aggregation) the correction is over-scaled by `overCorrection` (an unsmoothed prolongation
+ * under-estimates smooth errors; θ < 2 keeps the cycle an SPD preconditioner).
+ *
+ * Measured, CG iterations to 1e-3, implicit Euler at dt = 1/60, first two steps (CPU): issue 10's
+ * cloth at 32², 64², 128² and the jittered disk of test/helpers/irregular-mesh.ts at 817, 3,169,
+ * 12,481 particles — plain aggregation, θ = 1.8: 11, 14, 17 and 17, 25, 34; smoothed, strength
+ * 0.8: 7, 9, 10 and 10, 15, 22; smoothed over every spring: 6, 7, 8 and 9, 15, 22 but 4–30× the
+ * coarse terms (a coarse level nearly dense by the third); smoothed on the first coarsening only:
+ * 10, 16, 25. V(2,2): 8, 10, 11 and 11, 18, 25; V(1,1): 11, 13, 15 and 15, 24, 34.
  */
-export const MULTIGRID_CYCLE = { smoothing: 3, weight: 0.75, overCorrection: 1.8, coarseSweeps: 20 } as const;
+export const MULTIGRID_CYCLE = { smoothing: 3, weight: 0.75, coarseSweeps: 20, prolongationSmoothing: 2 / 3, strongConnection: 0.8, overCorrection: 1.8 } as const; // prettier-ignore
+
+/** How the hierarchy is built: the prolongation's smoothing weight (0: plain aggregation). */
+export interface HierarchyOptions {
+  readonly prolongationSmoothing?: number;
+}
 
 /** CSR of `count` lists from (list, member) pairs, members in pair order. */
 function csr(count: number, owner: ArrayLike<number>): { offsets: Uint32Array; members: Uint32Array } {
@@ -100,11 +121,10 @@ function matchPairs(n: number, edgeA: ArrayLike<number>, edgeB: ArrayLike<number
   return { group, count };
 } // prettier-ignore
 
-/** Edges between distinct groups, merged: coarse (a, b) with a < b, their weights summed, fine edges listed. */
+/** Edges between distinct groups, merged: coarse (a, b) with a < b and their weights summed. */
 function coarseEdges(group: Int32Array, edgeA: ArrayLike<number>, edgeB: ArrayLike<number>, weight: ArrayLike<number>) {
   const index = new Map<number, number>();
   const [a, b, w] = [[] as number[], [] as number[], [] as number[]];
-  const owner = new Int32Array(edgeA.length).fill(-1);
   for (let e = 0; e < edgeA.length; e++) {
     let [I, J] = [group[edgeA[e]!]!, group[edgeB[e]!]!];
     if (I < 0 || J < 0 || I === J) continue;
@@ -117,35 +137,52 @@ function coarseEdges(group: Int32Array, edgeA: ArrayLike<number>, edgeB: ArrayLi
       w.push(0);
     }
     w[c]! += weight[e]!;
-    owner[e] = c;
   }
-  return { a, b, w, owner };
+  return { a, b, w };
 } // prettier-ignore
 
+/** The aggregates of one level: two heavy-edge matchings, pairs then pairs of pairs. */
+function aggregates(
+  level: ScalarLevel,
+  eligible: (i: number) => boolean,
+): { aggregate: Int32Array; count: number } {
+  const first = matchPairs(level.nodeCount, level.edgeA, level.edgeB, level.w, eligible);
+  const pairs = coarseEdges(first.group, level.edgeA, level.edgeB, level.w);
+  const second = matchPairs(first.count, pairs.a, pairs.b, pairs.w, () => true);
+  return {
+    aggregate: Int32Array.from(first.group, (g) => (g < 0 ? -1 : second.group[g]!)),
+    count: second.count,
+  };
+}
+
 /** The hierarchy of a model: level 0 is its particles and springs. */
-export function buildMultigridHierarchy(model: Model): MultigridHierarchy {
+export function buildMultigridHierarchy(model: Model, options: HierarchyOptions = {}): MultigridHierarchy {
+  const { strongConnection, overCorrection } = MULTIGRID_CYCLE;
+  const omega = options.prolongationSmoothing ?? MULTIGRID_CYCLE.prolongationSmoothing;
   const levels: GraphLevel[] = [];
   const coarsenings: Coarsening[] = [];
-  let edgeA: ArrayLike<number> = model.springIndices.filter((_, k) => k % 2 === 0);
-  let edgeB: ArrayLike<number> = model.springIndices.filter((_, k) => k % 2 === 1);
-  let weight: ArrayLike<number> = model.springStiffness;
-  let n = model.particleCount;
+  let level: ScalarLevel = {
+    nodeCount: model.particleCount,
+    edgeA: model.springIndices.filter((_, k) => k % 2 === 0),
+    edgeB: model.springIndices.filter((_, k) => k % 2 === 1),
+    w: model.springStiffness,
+    s: new Float64Array(model.particleCount),
+  };
   let eligible = (i: number): boolean => model.particleInvMass[i]! > 0;
-  levels.push(graphLevel(n, edgeA, edgeB));
-  while (n > COARSEST) {
-    // Two matchings: pairs, then pairs of pairs.
-    const first = matchPairs(n, edgeA, edgeB, weight, eligible);
-    const pairs = coarseEdges(first.group, edgeA, edgeB, weight);
-    const second = matchPairs(first.count, pairs.a, pairs.b, pairs.w, () => true);
-    const aggregate = Int32Array.from(first.group, (g) => (g < 0 ? -1 : second.group[g]!));
-    const count = second.count;
-    if (count > n / 2) break;
-    const edges = coarseEdges(aggregate, edgeA, edgeB, weight);
+  levels.push(graphLevel(level.nodeCount, level.edgeA, level.edgeB));
+  while (level.nodeCount > COARSEST) {
+    const { aggregate, count } = aggregates(level, eligible);
+    if (count > level.nodeCount / 2) break;
+    const g = galerkinCoarsening(
+      level,
+      smoothedProlongation(level, aggregate, omega, strongConnection),
+      count,
+    );
     const children = csr(count, aggregate);
-    const fine = csr(edges.a.length, edges.owner);
-    coarsenings.push({ aggregate, childOffsets: children.offsets, children: children.members, fineEdgeOffsets: fine.offsets, fineEdges: fine.members }); // prettier-ignore
-    levels.push(graphLevel(count, edges.a, edges.b));
-    [n, edgeA, edgeB, weight, eligible] = [count, edges.a, edges.b, edges.w, () => true];
+    coarsenings.push({ aggregate, childOffsets: children.offsets, children: children.members, restriction: g.restriction, prolongation: g.prolongation, nodeTerms: g.nodeTerms, edgeTerms: g.edgeTerms, correction: omega > 0 ? 1 : overCorrection }); // prettier-ignore
+    level = coarseScalarLevel(level, g);
+    levels.push(graphLevel(count, level.edgeA, level.edgeB));
+    eligible = () => true;
   }
   return { levels, coarsenings };
 }

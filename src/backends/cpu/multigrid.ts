@@ -18,6 +18,7 @@
  */
 import { MULTIGRID_CYCLE, type MultigridHierarchy } from '../../model/multigrid-hierarchy.ts';
 import type { Model } from '../../model/model.ts';
+import { refEdge, type WeightedLists } from '../../model/galerkin-terms.ts';
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type { RealArray } from '../common/stepper.ts';
 import type { SpringStates } from './implicit-passes.ts';
@@ -50,6 +51,18 @@ function invertBlock(D: ArrayLike<number>, out: RealArray, o: number): void {
   const det = xx * cxx + xy * cxy + xz * cxz;
   const inv = [cxx, xx * zz - xz * xz, xx * yy - xy * xy, cxy, cxz, xy * xz - xx * yz];
   for (let q = 0; q < 6; q++) out[o + q] = inv[q]! / det;
+}
+
+/** out_k = Σ_t w_t X(ref_t) per owner k, X a fine node's S or (EDGE_REF) a fine edge's E. */
+function gatherBlocks(lists: WeightedLists, fine: LevelOperator, out: RealArray): void {
+  out.fill(0);
+  for (let k = 0; k + 1 < lists.offsets.length; k++)
+    for (let t = lists.offsets[k]!; t < lists.offsets[k + 1]!; t++) {
+      const [ref, w] = [lists.refs[t]!, lists.weights[t]!];
+      const edge = refEdge(ref);
+      const [X, o] = edge >= 0 ? [fine.E, 6 * edge] : [fine.S, 6 * ref];
+      for (let q = 0; q < 6; q++) out[6 * k + q]! += w * X[o + q]!;
+    }
 }
 
 export class CpuMultigrid {
@@ -87,23 +100,10 @@ export class CpuMultigrid {
     this.invertDiagonal(0);
     this.hierarchy.coarsenings.forEach((c, l) => {
       const [from, to] = [this.levels[l]!, this.levels[l + 1]!];
-      const graph = this.hierarchy.levels[l]!;
-      to.E.fill(0);
-      for (let e = 0; e < c.fineEdgeOffsets.length - 1; e++)
-        for (let k = c.fineEdgeOffsets[e]!; k < c.fineEdgeOffsets[e + 1]!; k++)
-          for (let q = 0; q < 6; q++) to.E[6 * e + q]! += from.E[6 * c.fineEdges[k]! + q]!;
-      to.S.fill(0);
-      for (let I = 0; I < c.childOffsets.length - 1; I++)
-        for (let k = c.childOffsets[I]!; k < c.childOffsets[I + 1]!; k++) {
-          const i = c.children[k]!;
-          for (let q = 0; q < 6; q++) to.S[6 * I + q]! += from.S[6 * i + q]!;
-          for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++) {
-            const [e, other] = [graph.entries[2 * j]!, graph.entries[2 * j + 1]!];
-            if (c.aggregate[other]! < 0) for (let q = 0; q < 6; q++) to.S[6 * I + q]! += from.E[6 * e + q]!;
-          }
-        }
+      gatherBlocks(c.nodeTerms, from, to.S);
+      gatherBlocks(c.edgeTerms, from, to.E);
       this.invertDiagonal(l + 1);
-    }); // prettier-ignore
+    });
   }
 
   /** inverse_i = (S_i + Σ_{edges at i} E_e)⁻¹; 0 where S_xx = 0 (fixed). */
@@ -112,7 +112,7 @@ export class CpuMultigrid {
     const graph = this.hierarchy.levels[l]!;
     const D = new Float64Array(6);
     for (let i = 0; i < graph.nodeCount; i++) {
-      if (S[6 * i] === 0) {
+      if (l === 0 && S[6 * i] === 0) {
         inverse.fill(0, 6 * i, 6 * i + 6);
         continue;
       }
@@ -130,7 +130,7 @@ export class CpuMultigrid {
     for (let i = 0; i < graph.nodeCount; i++) {
       const k = 3 * i;
       out[k] = out[k + 1] = out[k + 2] = 0;
-      if (S[6 * i] === 0) continue;
+      if (l === 0 && S[6 * i] === 0) continue;
       addBlock(S, 6 * i, [u[k]!, u[k + 1]!, u[k + 2]!], out, k);
       for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++) {
         const [e, o] = [graph.entries[2 * j]!, 3 * graph.entries[2 * j + 1]!];
@@ -157,23 +157,26 @@ export class CpuMultigrid {
   /** One V-cycle from x = 0 on level l (b set). */
   private cycle(l: number): void {
     const L = this.levels[l]!;
-    const { smoothing, overCorrection, coarseSweeps } = MULTIGRID_CYCLE;
+    const { smoothing, coarseSweeps } = MULTIGRID_CYCLE;
     L.x.fill(0);
     const c = this.hierarchy.coarsenings[l];
     if (!c) return this.smooth(l, coarseSweeps);
     this.smooth(l, smoothing);
     this.applyLevel(l, L.x, L.ax);
     const C = this.levels[l + 1]!;
-    C.b.fill(0);
-    for (let i = 0; i < c.aggregate.length; i++) {
-      const I = c.aggregate[i]!;
-      if (I >= 0) for (let d = 0; d < 3; d++) C.b[3 * I + d]! += L.b[3 * i + d]! - L.ax[3 * i + d]!;
-    }
+    // r_I = Σ_i p_iI (b − A x)_i, then x_i += θ Σ_I p_iI x_I.
+    const { restriction: R, prolongation: P } = c;
+    for (let I = 0; I < C.b.length / 3; I++)
+      for (let d = 0; d < 3; d++) {
+        let sum = 0;
+        for (let t = R.offsets[I]!; t < R.offsets[I + 1]!; t++) sum += R.weights[t]! * (L.b[3 * R.refs[t]! + d]! - L.ax[3 * R.refs[t]! + d]!); // prettier-ignore
+        C.b[3 * I + d] = sum;
+      }
     this.cycle(l + 1);
-    for (let i = 0; i < c.aggregate.length; i++) {
-      const I = c.aggregate[i]!;
-      if (I >= 0) for (let d = 0; d < 3; d++) L.x[3 * i + d]! += overCorrection * C.x[3 * I + d]!;
-    }
+    for (let i = 0; i < L.x.length / 3; i++)
+      for (let t = P.offsets[i]!; t < P.offsets[i + 1]!; t++)
+        for (let d = 0; d < 3; d++)
+          L.x[3 * i + d]! += c.correction * P.weights[t]! * C.x[3 * P.refs[t]! + d]!;
     this.smooth(l, smoothing);
   }
 

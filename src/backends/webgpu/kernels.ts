@@ -20,6 +20,7 @@ import mgCommon from '../../../shaders/mg-common.wgsl?raw';
 import mgEdges from '../../../shaders/mg-edges.wgsl?raw';
 import mgNodes from '../../../shaders/mg-nodes.wgsl?raw';
 import mgSmooth from '../../../shaders/mg-smooth.wgsl?raw';
+import mgResidual from '../../../shaders/mg-residual.wgsl?raw';
 import mgRestrict from '../../../shaders/mg-restrict.wgsl?raw';
 import mgProlong from '../../../shaders/mg-prolong.wgsl?raw';
 import mgCoarseSolve from '../../../shaders/mg-coarse-solve.wgsl?raw';
@@ -43,7 +44,7 @@ const IMPLICIT = {
   programDots,
 };
 
-const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgRestrict, mgProlong, mgCoarseSolve, mgProduct };
+const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlong, mgCoarseSolve, mgProduct };
 
 const PROGRAM = { programForces, programGather, programCombine, programNorm };
 

@@ -12,6 +12,7 @@ import {
   MULTIGRID_CYCLE,
   type MultigridHierarchy,
 } from '../../model/multigrid-hierarchy.ts';
+import type { WeightedLists } from '../../model/galerkin-terms.ts';
 import type { Compiled, Dispatch, ExecutorServices } from './dispatch.ts';
 import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
 
@@ -25,13 +26,14 @@ interface LevelPlace {
   readonly vectors: readonly [number, number, number];
 }
 
+/** Where a coarsening's weighted lists start in mgGraph, and its correction scale θ. */
 interface CoarseningPlace {
-  readonly childList: number;
-  readonly aggregates: number;
-  readonly fineEdgeList: number;
+  readonly restrictList: number;
+  readonly prolongList: number;
+  readonly nodeTermList: number;
+  readonly edgeTermList: number;
+  readonly correction: number;
 }
-
-const NONE = 0xffffffff;
 
 export class GpuMultigrid {
   /** INDIRECT: the workgroup counts of coarse level l at entry l − 1, set by the scalar kernel. */
@@ -68,13 +70,21 @@ export class GpuMultigrid {
       const at = coarseOffsets[l]!;
       this.levels.push({ ...place, vectors: [at, coarseNodes + at, 2 * coarseNodes + at] });
     });
+    // A weighted list: its offsets, then (ref, f32 weight bits) pairs (shaders/mg-common.wgsl).
+    const weights = new Float32Array(1);
+    const bits = new Uint32Array(weights.buffer);
+    const appendList = (list: WeightedLists): number => {
+      const at = append(list.offsets);
+      list.refs.forEach((ref, t) => {
+        weights[0] = list.weights[t]!;
+        graph.push(ref, bits[0]!);
+      });
+      return at;
+    };
     for (const c of this.hierarchy.coarsenings) {
-      const childList = append(c.childOffsets);
-      append(c.children);
-      const aggregates = append(Array.from(c.aggregate, (a) => (a < 0 ? NONE : a)));
-      const fineEdgeList = append(c.fineEdgeOffsets);
-      append(c.fineEdges);
-      this.coarsenings.push({ childList, aggregates, fineEdgeList });
+      const [restrictList, prolongList] = [appendList(c.restriction), appendList(c.prolongation)];
+      const [nodeTermList, edgeTermList] = [appendList(c.nodeTerms), appendList(c.edgeTerms)];
+      this.coarsenings.push({ restrictList, prolongList, nodeTermList, edgeTermList, correction: c.correction }); // prettier-ignore
     }
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const full = this.levels.slice(1).flatMap((place) => {
@@ -100,7 +110,7 @@ export class GpuMultigrid {
 
   /** A pass over level l's nodes: level 0 per particle (the caller gates it), else on its own counts. */
   private pass(
-    kernel: 'mgSmooth' | 'mgRestrict' | 'mgProlong',
+    kernel: 'mgSmooth' | 'mgResidual' | 'mgRestrict' | 'mgProlong',
     l: number,
     constants: Record<string, number>,
     extra: Record<string, GPUBuffer> = {},
@@ -119,8 +129,9 @@ export class GpuMultigrid {
     this.levels.forEach((place, l) => {
       const fine = this.levels[l - 1];
       const c = this.coarsenings[l - 1];
-      const edgeConstants = { ...this.overrides(l), fromSprings: l === 0 ? 1 : 0, edgeCount: place.edgeCount, fineEdgeList: c?.fineEdgeList ?? 0, fineEdgeBase: fine?.edgeBase ?? 0 }; // prettier-ignore
-      const nodeConstants = { ...this.overrides(l), fromParticles: l === 0 ? 1 : 0, childList: c?.childList ?? 0, fineNodeBase: fine?.nodeBase ?? 0, fineEdgeBase: fine?.edgeBase ?? 0, fineGraphBase: fine?.graphBase ?? 0, fineNodeCount: fine?.nodeCount ?? 0 }; // prettier-ignore
+      const fineBases = { fineNodeBase: fine?.nodeBase ?? 0, fineEdgeBase: fine?.edgeBase ?? 0 };
+      const edgeConstants = { ...this.overrides(l), ...fineBases, fromSprings: l === 0 ? 1 : 0, edgeCount: place.edgeCount, edgeTermList: c?.edgeTermList ?? 0 }; // prettier-ignore
+      const nodeConstants = { ...this.overrides(l), ...fineBases, fromParticles: l === 0 ? 1 : 0, nodeTermList: c?.nodeTermList ?? 0 }; // prettier-ignore
       out.push(
         this.x.dispatch('mgEdges', 'mgEdges', l === 0 ? 'springs' : 'particles', extra, edgeConstants, place.edgeCount),
         this.x.dispatch('mgNodes', 'mgNodes', 'particles', extra, nodeConstants, place.nodeCount),
@@ -146,7 +157,7 @@ export class GpuMultigrid {
 
   /** Level l's cycle from x = 0; returns the vector (of the pair) holding the result. */
   private cycle(l: number, [b, x, y]: readonly [number, number, number], out: Compiled[]): number {
-    const { smoothing, weight, overCorrection, coarseSweeps } = MULTIGRID_CYCLE;
+    const { smoothing, weight, coarseSweeps } = MULTIGRID_CYCLE;
     let [current, other] = [x, y];
     const sweep = (fromZero: boolean): void => {
       out.push(this.pass('mgSmooth', l, { levelB: b, levelX: current, levelY: other, fromZero: fromZero ? 1 : 0, weight })); // prettier-ignore
@@ -161,9 +172,11 @@ export class GpuMultigrid {
     }
     for (let k = 0; k < smoothing; k++) sweep(k === 0);
     const coarse = this.levels[l + 1]!;
-    out.push(this.pass('mgRestrict', l + 1, { ...this.overrides(l), levelB: b, levelX: current, coarseCount: coarse.nodeCount, childList: c.childList, coarseB: coarse.vectors[0] })); // prettier-ignore
+    // The residual into the free iterate, then restricted: b_c = Pᵀ (b − A x).
+    out.push(this.pass('mgResidual', l, { levelB: b, levelX: current, levelY: other }));
+    out.push(this.pass('mgRestrict', l + 1, { ...this.overrides(l), levelY: other, coarseCount: coarse.nodeCount, restrictList: c.restrictList, coarseB: coarse.vectors[0] })); // prettier-ignore
     const correction = this.cycle(l + 1, coarse.vectors, out);
-    out.push(this.pass('mgProlong', l, { levelX: current, aggregates: c.aggregates, coarseX: correction, overCorrection })); // prettier-ignore
+    out.push(this.pass('mgProlong', l, { levelX: current, prolongList: c.prolongList, coarseX: correction, correction: c.correction })); // prettier-ignore
     for (let k = 0; k < smoothing; k++) sweep(false);
     return current;
   }
