@@ -55,6 +55,7 @@ export type {
   GpuSimulation,
   ProgressCallback,
 } from './backends/common/simulation-types.ts';
+export type { ParticleUpdate } from './backends/common/attachments.ts';
 export { findAdapter, acquireDevice, type AdapterReport } from './backends/webgpu/device.ts';
 export {
   createSimulation,

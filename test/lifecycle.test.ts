@@ -33,6 +33,11 @@ async function expectDestroyed(simulation: Simulation): Promise<void> {
   await expect(simulation.advance(1)).rejects.toThrow(WeftDestroyedError);
   await expect(simulation.readSolverStats()).rejects.toThrow(WeftDestroyedError);
   await expect(simulation.finished()).rejects.toThrow(WeftDestroyedError);
+  // Attachments (test/attachments.test.ts) too, before any validation of their arguments.
+  expect(() => simulation.setParticles({ indices: [0], positions: [0, 0, 0] })).toThrow(WeftDestroyedError);
+  expect(() => simulation.pin([0])).toThrow(/pin\(\): the simulation was destroyed/);
+  expect(() => simulation.release([0])).toThrow(WeftDestroyedError);
+  expect(() => simulation.setTargets([0], [0, 0, 0])).toThrow(WeftDestroyedError);
 }
 
 describe.each(['cpu', 'webgpu'] as const)('%s: after destroy()', (backend) => {

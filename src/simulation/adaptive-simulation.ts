@@ -4,6 +4,7 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import { Lifecycle } from '../backends/common/lifecycle.ts';
+import { refuseAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
 import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
@@ -98,7 +99,7 @@ export class AdaptiveSimulation implements Simulation {
   readonly options: ResolvedAdaptiveOptions;
   readonly backend: 'cpu' | 'webgpu';
   private readonly stepper: AdaptiveStepper | GpuAdaptiveStepper;
-  private readonly release: () => void;
+  private readonly freeBackend: () => void;
   private readonly newtonStepper: VelocityImplicitEulerStepper | null;
   private readonly real: (length: number) => RealArray;
   private t = 0;
@@ -137,7 +138,7 @@ export class AdaptiveSimulation implements Simulation {
     this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
     this.backend = gpu ? 'webgpu' : 'cpu';
-    this.release = gpu?.release ?? (() => {});
+    this.freeBackend = gpu?.release ?? (() => {});
     if (gpu) this.lifecycle.watch(gpu.device);
     const what = o.integrator === 'step-doubling' ? `step-doubling(${o.scheme})` : o.integrator;
     if (gpu) {
@@ -393,7 +394,27 @@ export class AdaptiveSimulation implements Simulation {
     this.lifecycle.check('finished()');
   }
 
+  /** Refused with a {@link WeftInputError} naming `integrator`: the step-size controller's proposal and error history would not describe the changed state. */
+  setParticles(_update: ParticleUpdate): void {
+    refuseAttachments(this.lifecycle, 'setParticles()');
+  }
+
+  /** Refused, as {@link setParticles}. */
+  pin(_indices: ArrayLike<number>): void {
+    refuseAttachments(this.lifecycle, 'pin()');
+  }
+
+  /** Refused, as {@link setParticles}. */
+  release(_indices: ArrayLike<number>): void {
+    refuseAttachments(this.lifecycle, 'release()');
+  }
+
+  /** Refused, as {@link setParticles}. */
+  setTargets(_indices: ArrayLike<number>, _positions: ArrayLike<number>): void {
+    refuseAttachments(this.lifecycle, 'setTargets()');
+  }
+
   destroy(): void {
-    if (this.lifecycle.destroy()) this.release();
+    if (this.lifecycle.destroy()) this.freeBackend();
   }
 }

@@ -1,6 +1,7 @@
 import type { IntegratorName } from '../../integrators/catalog.ts';
 import type { Model } from '../../model/model.ts';
 import type { SolverStats } from '../../integrators/implicit-options.ts';
+import type { ParticleUpdate } from './attachments.ts';
 
 /** A state read back from a simulation; float64 copies, xyz interleaved. */
 export interface SimulationState {
@@ -58,6 +59,36 @@ export interface Simulation {
   readState(): Promise<SimulationState>;
   /** Linear-solver and Newton statistics of the implicit integrators; null for explicit ones. */
   readSolverStats(): Promise<SolverStats | null>;
+  /**
+   * Writes the positions and/or velocities of the particles `indices` (teleport, reset) between
+   * steps; on WebGPU with `queue.writeBuffer`, no readback. The scheme then goes on as a simulation
+   * created at the new state would: its setup runs again (Newmark's a, the variational scheme's
+   * momenta) and a multistep scheme restarts its history with RK4 steps. Adaptive integrators
+   * refuse it (a {@link WeftInputError} naming `integrator`). A pinned particle keeps velocity 0.
+   * Bad input is a {@link WeftInputError} naming `indices[k]`, `positions[k]` or `velocities[k]`.
+   */
+  setParticles(update: ParticleUpdate): void;
+  /**
+   * Pins the particles `indices` where they are, at rest: inverse mass 0, as a particle fixed in
+   * the model. A kinematic particle pinned again stops following its target. The scheme restarts
+   * as {@link setParticles} says.
+   */
+  pin(indices: ArrayLike<number>): void;
+  /**
+   * Releases pinned (or kinematic) particles: they move under the forces again, from the velocity
+   * they have. A particle needs a mass > 0 (a model may give fixed particles mass 0), else a
+   * {@link WeftInputError} naming `indices[k]`.
+   */
+  release(indices: ArrayLike<number>): void;
+  /**
+   * Kinematic attachments: pins the particles `indices` and drives them to `positions` (xyz per
+   * index, m). A particle that was not kinematic is placed at its first target at once, at rest;
+   * after that, each call of step(), advance() or advanceTo() moves it at constant velocity
+   * v = (target − previous target) / (steps · dt) and puts it exactly on the target at the end, so
+   * the implicit solvers see the prescribed motion through v (Baraff & Witkin 1998, §5: a
+   * constrained particle's Δv is filtered to 0). Call it once per frame with the new targets.
+   */
+  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void;
   /** Frees what the simulation created (never a borrowed GPUDevice). */
   destroy(): void;
 }

@@ -5,6 +5,7 @@
  * `CpuImplicitSimulation` only validate options and build programs.
  */
 import { Lifecycle } from '../common/lifecycle.ts';
+import { ParticleAttachments, velocityHistory, type ParticleUpdate } from '../common/attachments.ts';
 import {
   emptyStats,
   type ImplicitIntegratorName,
@@ -48,8 +49,11 @@ export class CpuProgramSimulation implements Simulation {
   private readonly executor: CpuExecutor;
   private steps = 0;
   private startupSteps = 0;
+  /** Startup steps still to take (all of them at creation, and again after a restart). */
+  private startupLeft: number;
   private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
+  private readonly attachments: ParticleAttachments;
 
   protected constructor(
     readonly model: Model,
@@ -59,8 +63,23 @@ export class CpuProgramSimulation implements Simulation {
     readonly description: string,
     private readonly program: Program,
   ) {
-    this.executor = new CpuExecutor(model, program, precision);
-    this.watch = new StateWatch(model);
+    this.attachments = new ParticleAttachments(model, velocityHistory(program));
+    const live = this.attachments.model;
+    this.executor = new CpuExecutor(live, program, precision);
+    this.watch = new StateWatch(live);
+    this.startupLeft = program.startupSteps;
+    this.attachments.connect({
+      writeVector: (name, indices, xyz) => {
+        const to = this.executor.vector(name);
+        indices.forEach((i, k) => to.set(xyz.subarray(3 * k, 3 * k + 3), 3 * i));
+      },
+      writeMasses: () => {}, // the executor reads the live model's inverse masses
+      restart: () => {
+        this.executor.run(program.setup, dt);
+        this.startupLeft = program.startupSteps;
+      },
+      rebuildHierarchy: () => this.executor.implicit?.rebuildMultigrid(),
+    });
     this.executor.run(program.setup, dt);
   }
 
@@ -71,10 +90,17 @@ export class CpuProgramSimulation implements Simulation {
   step(steps = 1): void {
     this.lifecycle.check('step()');
     requireStepCount(steps);
+    this.attachments.begin(steps, this.dt);
+    this.run(steps);
+    this.attachments.end();
+  }
+
+  private run(steps: number): void {
     for (let n = 0; n < steps; n++) {
-      if (this.steps < this.program.startupSteps) {
+      if (this.startupLeft > 0) {
         this.executor.run(this.program.startup, this.dt);
         this.startupSteps++;
+        this.startupLeft--;
       } else this.executor.run(this.program.step, this.dt);
       this.steps++;
     }
@@ -82,7 +108,30 @@ export class CpuProgramSimulation implements Simulation {
 
   async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     this.lifecycle.check('advance()');
-    return advanceInChunks((n) => this.step(n), steps, onProgress);
+    requireStepCount(steps);
+    this.attachments.begin(steps, this.dt);
+    await advanceInChunks((n) => (this.lifecycle.check('advance()'), this.run(n)), steps, onProgress);
+    this.attachments.end();
+  }
+
+  setParticles(update: ParticleUpdate): void {
+    this.lifecycle.check('setParticles()');
+    this.attachments.setParticles(update);
+  }
+
+  pin(indices: ArrayLike<number>): void {
+    this.lifecycle.check('pin()');
+    this.attachments.pin(indices);
+  }
+
+  release(indices: ArrayLike<number>): void {
+    this.lifecycle.check('release()');
+    this.attachments.release(indices);
+  }
+
+  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void {
+    this.lifecycle.check('setTargets()');
+    this.attachments.setTargets(indices, positions);
   }
 
   async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {

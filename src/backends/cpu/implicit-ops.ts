@@ -39,11 +39,20 @@ export class CpuImplicitOps {
   constructor(
     private readonly model: Model,
     private readonly options: ResolvedImplicitOptions,
-    real: (length: number) => RealArray,
+    private readonly real: (length: number) => RealArray,
     private readonly vector: (name: string) => RealArray,
     private readonly run: (ops: readonly Op[]) => void,
   ) {
     ({ states: this.states, work: this.work } = solverStorage(model, real, options.solver === 'multigrid'));
+  }
+
+  /**
+   * Rebuilds the multigrid hierarchy from the model's fixed flags now (after a particle it held as
+   * free was pinned: a V-cycle would otherwise prolong a correction onto it).
+   */
+  rebuildMultigrid(): void {
+    const rebuilt = solverStorage(this.model, this.real, true).work.multigrid;
+    if (this.work.multigrid && rebuilt) this.work.multigrid = rebuilt;
   }
 
   apply(op: ImplicitOp, h: number): void {

@@ -42,6 +42,7 @@ import {
 } from './dispatch.ts';
 import { GpuImplicitOps } from './implicit-ops.ts';
 import { GpuCorrectorOps } from './corrector-ops.ts';
+import { GpuMultigrid } from './multigrid-ops.ts';
 
 /** A uniform whose values depend on h (combination coefficients), rewritten by setStep(). */
 interface StepUniform {
@@ -79,6 +80,8 @@ export class WebGpuExecutor implements ExecutorServices {
   readonly partialCount: number;
   private readonly partialReadback: GPUBuffer;
   private readonly checkReadback: GPUBuffer;
+  /** Buffers of the multigrid made by the last {@link rebuildMultigrid} (none before one). */
+  private multigridBuffers: GPUBuffer[] = [];
 
   /** `checkEvery` > 0: implicit solves get a checkpoint every that many iterations (for {@link runChecked}). */
   constructor(
@@ -334,6 +337,51 @@ export class WebGpuExecutor implements ExecutorServices {
     return Float64Array.from({ length: 3 * this.model.particleCount }, (_, k) => data[4 * Math.floor(k / 3) + (k % 3)]!);
   } // prettier-ignore
 
+  /**
+   * Writes xyz values of particles `indices` into the vector `name` (x: w = 1), one writeBuffer
+   * per run of consecutive indices: queued after the work submitted so far, no readback.
+   */
+  writeParticles(name: string, indices: Uint32Array, xyz: Float64Array): void {
+    const { buffer, offset } = this.location(name);
+    const w = name === 'x' ? 1 : 0;
+    forRuns(indices, (start, end) => {
+      const data = new Float32Array(4 * (end - start));
+      for (let k = start; k < end; k++) data.set([xyz[3 * k]!, xyz[3 * k + 1]!, xyz[3 * k + 2]!, w], 4 * (k - start));
+      this.device.queue.writeBuffer(buffer, offset + indices[start]! * VEC4_BYTES, data);
+    }); // prettier-ignore
+  }
+
+  /** Uploads the model's inverse masses (and the implicit ops' masses, 0 where fixed) of `indices`. */
+  writeMasses(indices: Uint32Array): void {
+    const { particleInvMass, particleMass, particleFixed } = this.model;
+    const write = (buffer: GPUBuffer, value: (i: number) => number): void =>
+      forRuns(indices, (start, end) => {
+        const data = Float32Array.from(indices.subarray(start, end), value);
+        this.device.queue.writeBuffer(buffer, indices[start]! * 4, data);
+      });
+    write(this.shared['particleInvMass']!, (i) => particleInvMass[i]!);
+    if (this.implicit) write(this.implicit.particleMass, (i) => (particleFixed[i] ? 0 : particleMass[i]!));
+  }
+
+  /**
+   * Multigrid solves: a new hierarchy from the model's fixed flags now (the old one's buffers are
+   * freed once the queue is done with them), and every block recompiled on first use.
+   */
+  rebuildMultigrid(): void {
+    const implicit = this.implicit;
+    if (!implicit) return;
+    const before = this.buffers.length;
+    implicit.rebuildMultigrid(() => new GpuMultigrid(this));
+    const made = this.buffers.splice(before);
+    const old = this.multigridBuffers;
+    this.multigridBuffers = made;
+    this.buffers.push(...made);
+    if (made.length === 0) return;
+    this.compiled.clear();
+    for (const buffer of old) this.buffers.splice(this.buffers.indexOf(buffer), 1);
+    void this.device.queue.onSubmittedWorkDone().then(() => old.forEach((buffer) => buffer.destroy()));
+  }
+
   /** Uploads a named vector (xyz float64, converted to f32). */
   writeVector(name: string, xyz: Float64Array): void {
     const { buffer, offset } = this.location(name);
@@ -342,5 +390,15 @@ export class WebGpuExecutor implements ExecutorServices {
 
   destroy(): void {
     for (const buffer of this.buffers) buffer.destroy();
+  }
+}
+
+/** Calls `run(start, end)` for each run of consecutive values in `indices` (positions start..end). */
+function forRuns(indices: Uint32Array, run: (start: number, end: number) => void): void {
+  for (let start = 0; start < indices.length;) {
+    let end = start + 1;
+    while (end < indices.length && indices[end] === indices[end - 1]! + 1) end++;
+    run(start, end);
+    start = end;
   }
 }

@@ -48,8 +48,8 @@ export class GpuImplicitOps {
   private readonly groups: { particles: number[]; springs: number[] };
   /** Staging for {@link readStats}, made once (an adaptive stepper reads it every attempt). */
   private readonly statsReadback: GPUBuffer;
-  /** The multigrid preconditioner ('multigrid' solves only). */
-  private readonly multigrid: GpuMultigrid | null;
+  /** The multigrid preconditioner ('multigrid' solves only); replaced by {@link rebuildMultigrid}. */
+  private multigrid: GpuMultigrid | null;
   /** The SolverParams of each system (a `solve` op's coefficients), made once. */
   private readonly systems = new Map<(h: number) => SystemCoefficients, GPUBuffer>();
 
@@ -98,6 +98,22 @@ export class GpuImplicitOps {
       levelGroups: this.multigrid?.levelGroups ?? x.create('noLevelGroups', 16, storage),
       levelGroupsFull: this.multigrid?.levelGroupsFull ?? x.create('noLevelGroupsFull', 16, storage),
     };
+  }
+
+  /** Masses, f32 per particle (kg; 0 for a fixed particle): written when particles are pinned or released. */
+  get particleMass(): GPUBuffer {
+    return this.bound['particleMass']!;
+  }
+
+  /**
+   * A new multigrid hierarchy from the model's fixed flags now (after a particle it held as free
+   * was pinned), made by `make`; the caller recompiles every block that solves.
+   */
+  rebuildMultigrid(make: () => GpuMultigrid): void {
+    if (!this.multigrid) return;
+    this.multigrid = make();
+    this.bound['levelGroups'] = this.multigrid.levelGroups;
+    this.bound['levelGroupsFull'] = this.multigrid.levelGroupsFull;
   }
 
   /** A SolverParams uniform: the options, and A = α M + β B + γ K of `system` (rewritten with h). */

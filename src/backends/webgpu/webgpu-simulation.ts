@@ -6,6 +6,7 @@
  * vec4<f32> (w = 1): a render pipeline can draw from it directly.
  */
 import { Lifecycle } from '../common/lifecycle.ts';
+import { ParticleAttachments, velocityHistory, type ParticleUpdate } from '../common/attachments.ts';
 import { WeftInputError } from '../../core/errors.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
 import {
@@ -119,6 +120,9 @@ export class WebGpuSimulation implements GpuSimulation {
   private queued = 0;
   private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
+  private readonly attachments: ParticleAttachments;
+  /** Startup steps still to take (all of them at creation, and again after a restart). */
+  private startupLeft: number;
 
   /** Validates, acquires a device (or borrows the caller's), uploads the model and compiles the program. */
   static async create(model: Model, options: WebGpuSimulationOptions): Promise<WebGpuSimulation> {
@@ -146,18 +150,32 @@ export class WebGpuSimulation implements GpuSimulation {
     this.implicitOptions = implicit ?? null;
     this.description = `WebGPU: ${adapterName}${implicit ? `, ${implicit.solver}` : ''}`;
     this.lifecycle.watch(device);
-    this.watch = new StateWatch(model);
-    this.executor = new WebGpuExecutor(device, model, program, dt, workgroupSize, this.checkEvery);
+    this.attachments = new ParticleAttachments(model, velocityHistory(program));
+    this.watch = new StateWatch(this.attachments.model);
+    this.executor = new WebGpuExecutor(device, this.attachments.model, program, dt, workgroupSize, this.checkEvery); // prettier-ignore
+    this.startupLeft = program.startupSteps;
+    this.attachments.connect({
+      writeVector: (name, indices, xyz) => this.executor.writeParticles(name, indices, xyz),
+      writeMasses: (indices) => this.executor.writeMasses(indices),
+      restart: () => this.restart(),
+      rebuildHierarchy: () => this.executor.rebuildMultigrid(),
+    });
     this.readback = device.createBuffer({
       label: 'WebGpuSimulation.readback',
       size: 2 * model.particleCount * VEC4_BYTES,
       usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     });
-    const encoder = device.createCommandEncoder({ label: 'WebGpuSimulation.setup' });
+    this.restart();
+  }
+
+  /** Runs the setup block (from the state now) and restarts the startup steps. */
+  private restart(): void {
+    const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.setup' });
     const pass = encoder.beginComputePass();
     this.executor.encode(pass, 'setup');
     pass.end();
-    device.queue.submit([encoder.finish()]);
+    this.device.queue.submit([encoder.finish()]);
+    this.startupLeft = this.program.startupSteps;
   }
 
   /** Particle positions, vec4<f32> (xyz m, w = 1); STORAGE | VERTEX | COPY_SRC | COPY_DST. */
@@ -203,12 +221,23 @@ export class WebGpuSimulation implements GpuSimulation {
     return this.steps;
   }
 
-  /** Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own work. */
+  /**
+   * Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own
+   * work. Kinematic particles get their velocity for these steps now (queue.writeBuffer, before
+   * the caller submits), so encode one call per submission; they land on their targets to float
+   * rounding, and exactly at the start of the next call.
+   */
   encode(encoder: GPUCommandEncoder, steps: number): void {
     this.lifecycle.check('encode()');
+    this.attachments.begin(steps, this.dt);
+    this.encodeSteps(encoder, steps);
+  }
+
+  private encodeSteps(encoder: GPUCommandEncoder, steps: number): void {
     const pass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
     for (let n = 0; n < steps; n++) {
-      this.executor.encode(pass, this.steps < this.program.startupSteps ? 'startup' : 'step');
+      this.executor.encode(pass, this.startupLeft > 0 ? 'startup' : 'step');
+      if (this.startupLeft > 0) this.startupLeft--;
       this.steps++;
     }
     pass.end();
@@ -217,9 +246,15 @@ export class WebGpuSimulation implements GpuSimulation {
   step(steps = 1): void {
     this.lifecycle.check('step()');
     requireStepCount(steps);
+    this.attachments.begin(steps, this.dt);
+    this.submitSteps(steps);
+    this.attachments.end();
+  }
+
+  private submitSteps(steps: number): void {
     for (let done = 0; done < steps; done += this.stepsPerSubmit) {
       const encoder = this.device.createCommandEncoder({ label: 'WebGpuSimulation.step' });
-      this.encode(encoder, Math.min(this.stepsPerSubmit, steps - done));
+      this.encodeSteps(encoder, Math.min(this.stepsPerSubmit, steps - done));
       this.device.queue.submit([encoder.finish()]);
     }
   }
@@ -229,14 +264,20 @@ export class WebGpuSimulation implements GpuSimulation {
    * step reads the solver's progress back at its checkpoints and skips what is no longer needed.
    */
   advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
-    return this.lifecycle.guard('advance()', () => this.advanceNow(steps, onProgress));
+    return this.lifecycle.guard('advance()', async () => {
+      requireStepCount(steps);
+      this.attachments.begin(steps, this.dt);
+      await this.advanceNow(steps, onProgress);
+      this.attachments.end();
+    });
   }
 
   private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
-    requireStepCount(steps);
     if (this.checkEvery > 0) {
       for (let n = 0; n < steps; n++) {
-        await this.serialized(() => this.executor.runChecked('step'));
+        const block = this.startupLeft > 0 ? 'startup' : 'step';
+        await this.serialized(() => this.executor.runChecked(block));
+        if (this.startupLeft > 0) this.startupLeft--;
         this.steps++;
         onProgress?.(n + 1, steps);
       }
@@ -246,7 +287,28 @@ export class WebGpuSimulation implements GpuSimulation {
       await this.device.queue.onSubmittedWorkDone();
       await nextTask();
     };
-    await advanceInChunks((n) => this.step(n), steps, onProgress, settle, this.stepsPerSubmit);
+    const run = (n: number): void => (this.lifecycle.check('advance()'), this.submitSteps(n));
+    await advanceInChunks(run, steps, onProgress, settle, this.stepsPerSubmit);
+  }
+
+  setParticles(update: ParticleUpdate): void {
+    this.lifecycle.check('setParticles()');
+    this.attachments.setParticles(update);
+  }
+
+  pin(indices: ArrayLike<number>): void {
+    this.lifecycle.check('pin()');
+    this.attachments.pin(indices);
+  }
+
+  release(indices: ArrayLike<number>): void {
+    this.lifecycle.check('release()');
+    this.attachments.release(indices);
+  }
+
+  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void {
+    this.lifecycle.check('setTargets()');
+    this.attachments.setTargets(indices, positions);
   }
 
   async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
