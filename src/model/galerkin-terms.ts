@@ -84,33 +84,72 @@ export function smoothedProlongation(level: ScalarLevel, aggregate: Int32Array, 
  */
 const NEGLIGIBLE = 1e-12;
 
-/** Gathers terms per owner key, then lays them out in CSR order of the owners. */
-class TermCollector {
-  private readonly byOwner = new Map<number, Map<number, number>>();
+/**
+ * (owner, ref, weight) terms in the order pushed, laid out per owner in CSR order; within an owner
+ * they keep that order. No (owner, ref) pair is pushed twice (each fine node or edge adds one term
+ * to each block it reaches), so nothing needs merging.
+ */
+class Triples {
+  private owner = new Uint32Array(1024);
+  private ref = new Uint32Array(1024);
+  private weight = new Float64Array(1024);
+  private length = 0;
 
-  add(owner: number, ref: number, weight: number): void {
-    if (weight === 0) return;
-    let terms = this.byOwner.get(owner);
-    if (!terms) this.byOwner.set(owner, (terms = new Map()));
-    terms.set(ref, (terms.get(ref) ?? 0) + weight);
+  push(owner: number, ref: number, weight: number): void {
+    if (Math.abs(weight) <= NEGLIGIBLE) return;
+    if (this.length === this.owner.length) {
+      const grow = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
+        const b = make(2 * a.length);
+        b.set(a);
+        return b;
+      };
+      this.owner = grow(this.owner, (n) => new Uint32Array(n));
+      this.ref = grow(this.ref, (n) => new Uint32Array(n));
+      this.weight = grow(this.weight, (n) => new Float64Array(n));
+    }
+    this.owner[this.length] = owner;
+    this.ref[this.length] = ref;
+    this.weight[this.length++] = weight;
   }
 
-  owners(): number[] {
-    return [...this.byOwner.keys()];
+  /** CSR over `count` owners, `position` mapping an owner to its place (default: itself). */
+  lists(count: number, position?: Uint32Array): WeightedLists {
+    const offsets = new Uint32Array(count + 1);
+    const owners = this.owner.subarray(0, this.length);
+    const at = position ? owners.map((k) => position[k]!) : owners;
+    for (let t = 0; t < this.length; t++) offsets[at[t]! + 1]!++;
+    for (let k = 0; k < count; k++) offsets[k + 1]! += offsets[k]!;
+    const cursor = offsets.slice(0, count);
+    const [refs, weights] = [new Uint32Array(this.length), new Float64Array(this.length)];
+    for (let t = 0; t < this.length; t++) {
+      const slot = cursor[at[t]!]!++;
+      refs[slot] = this.ref[t]!;
+      weights[slot] = this.weight[t]!;
+    }
+    return { offsets, refs, weights };
+  }
+}
+
+/** Coarse edges (I < J) numbered as first met, then renumbered in (I, J) order. */
+class PairIndex {
+  private readonly index = new Map<number, number>();
+  private readonly keys: number[] = [];
+
+  of(I: number, J: number): number {
+    const key = I * 0x100000000 + J;
+    let k = this.index.get(key);
+    if (k === undefined) this.index.set(key, (k = this.keys.push(key) - 1));
+    return k;
   }
 
-  lists(owners: readonly number[]): WeightedLists {
-    const offsets = new Uint32Array(owners.length + 1);
-    const [refs, weights] = [[] as number[], [] as number[]];
-    owners.forEach((owner, k) => {
-      for (const [ref, weight] of [...(this.byOwner.get(owner) ?? [])].sort((x, y) => x[0] - y[0])) {
-        if (Math.abs(weight) <= NEGLIGIBLE) continue;
-        refs.push(ref);
-        weights.push(weight);
-      }
-      offsets[k + 1] = refs.length;
-    });
-    return { offsets, refs: Uint32Array.from(refs), weights: Float64Array.from(weights) };
+  /** The pairs in (I, J) order, and each first-met number's place in it. */
+  ordered(): { edgeA: Uint32Array; edgeB: Uint32Array; position: Uint32Array } {
+    const order = this.keys.map((_, k) => k).sort((x, y) => this.keys[x]! - this.keys[y]!);
+    const position = new Uint32Array(order.length);
+    order.forEach((k, place) => (position[k] = place));
+    const edgeA = Uint32Array.from(order, (k) => Math.floor(this.keys[k]! / 0x100000000));
+    const edgeB = Uint32Array.from(order, (k) => this.keys[k]! % 0x100000000);
+    return { edgeA, edgeB, position };
   }
 }
 
@@ -130,42 +169,59 @@ export interface GalerkinCoarsening {
   readonly prolongation: WeightedLists;
 }
 
+/** P's rows in CSR form, each sorted by coarse node. */
+function rowsCsr(rows: readonly Map<number, number>[]): { offsets: Uint32Array; cols: Uint32Array; vals: Float64Array } {
+  const offsets = new Uint32Array(rows.length + 1);
+  rows.forEach((row, i) => (offsets[i + 1] = offsets[i]! + row.size));
+  const [cols, vals] = [new Uint32Array(offsets[rows.length]!), new Float64Array(offsets[rows.length]!)];
+  rows.forEach((row, i) => [...row].sort((x, y) => x[0] - y[0]).forEach(([I, p], k) => ([cols[offsets[i]! + k], vals[offsets[i]! + k]] = [I, p])));
+  return { offsets, cols, vals };
+} // prettier-ignore
+
 /** The term lists of Pᵀ A P for the rows of P (module comment). */
 export function galerkinCoarsening(fine: ScalarLevel, rows: readonly Map<number, number>[], coarseCount: number): GalerkinCoarsening {
-  const pairKey = (I: number, J: number): number => I * 0x100000000 + J;
-  const [nodes, edges] = [new TermCollector(), new TermCollector()];
-  const pi = rows.map((row) => [...row.values()].reduce((a, b) => a + b, 0));
-  rows.forEach((row, i) => {
-    const entries = [...row];
-    for (const [I, pI] of entries) {
-      nodes.add(I, i, pI * pi[i]!);
-      for (const [J, pJ] of entries) if (I < J) edges.add(pairKey(I, J), i, -pI * pJ);
+  const pairs = new PairIndex();
+  const [nodes, edges, restriction, prolongation] = [new Triples(), new Triples(), new Triples(), new Triples()];
+  const { offsets, cols, vals } = rowsCsr(rows);
+  const pi = Float64Array.from(rows, (_, i) => vals.subarray(offsets[i]!, offsets[i + 1]!).reduce((sum, p) => sum + p, 0));
+  for (let i = 0; i < rows.length; i++)
+    for (let a = offsets[i]!; a < offsets[i + 1]!; a++) {
+      const [I, pI] = [cols[a]!, vals[a]!];
+      nodes.push(I, i, pI * pi[i]!);
+      restriction.push(I, i, pI);
+      prolongation.push(i, I, pI);
+      for (let b = a + 1; b < offsets[i + 1]!; b++) edges.push(pairs.of(I, cols[b]!), i, -pI * vals[b]!);
     }
-  });
+  // d_e = p_i − p_j: the two sorted rows merged into scratch arrays.
+  let widest = 0;
+  for (let i = 0; i < rows.length; i++) widest = Math.max(widest, offsets[i + 1]! - offsets[i]!);
+  const [dCols, dVals] = [new Uint32Array(2 * widest), new Float64Array(2 * widest)];
   for (let e = 0; e < fine.edgeA.length; e++) {
     const [i, j] = [fine.edgeA[e]!, fine.edgeB[e]!];
-    const d = new Map(rows[i]!);
-    for (const [J, pJ] of rows[j]!) d.set(J, (d.get(J) ?? 0) - pJ);
+    let [a, b, m] = [offsets[i]!, offsets[j]!, 0];
+    while (a < offsets[i + 1]! || b < offsets[j + 1]!) {
+      const [ca, cb] = [a < offsets[i + 1]! ? cols[a]! : Infinity, b < offsets[j + 1]! ? cols[b]! : Infinity];
+      const v = ca <= cb ? vals[a]! - (ca === cb ? vals[b++]! : 0) : -vals[b]!;
+      const I = Math.min(ca, cb);
+      if (ca <= cb) a++;
+      else b++;
+      if (Math.abs(v) > NEGLIGIBLE) [dCols[m], dVals[m++]] = [I, v];
+    }
     const delta = pi[i]! - pi[j]!;
-    const entries = [...d].filter(([, v]) => Math.abs(v) > NEGLIGIBLE);
-    for (const [I, dI] of entries) {
-      nodes.add(I, edgeRef(e), dI * delta);
-      for (const [J, dJ] of entries) if (I < J) edges.add(pairKey(I, J), edgeRef(e), -dI * dJ);
+    for (let x = 0; x < m; x++) {
+      nodes.push(dCols[x]!, edgeRef(e), dVals[x]! * delta);
+      for (let y = x + 1; y < m; y++) edges.push(pairs.of(dCols[x]!, dCols[y]!), edgeRef(e), -dVals[x]! * dVals[y]!);
     }
   }
-  const edgeKeys = edges.owners().sort((x, y) => x - y);
-  const restriction = new TermCollector();
-  const prolongation = new TermCollector();
-  rows.forEach((row, i) => row.forEach((p, I) => (restriction.add(I, i, p), prolongation.add(i, I, p))));
-  const all = (n: number): number[] => Array.from({ length: n }, (_, k) => k);
+  const { edgeA, edgeB, position } = pairs.ordered();
   return {
     coarseCount,
-    edgeA: Uint32Array.from(edgeKeys, (key) => Math.floor(key / 0x100000000)),
-    edgeB: Uint32Array.from(edgeKeys, (key) => key % 0x100000000),
-    nodeTerms: nodes.lists(all(coarseCount)),
-    edgeTerms: edges.lists(edgeKeys),
-    restriction: restriction.lists(all(coarseCount)),
-    prolongation: prolongation.lists(all(rows.length)),
+    edgeA,
+    edgeB,
+    nodeTerms: nodes.lists(coarseCount),
+    edgeTerms: edges.lists(edgeA.length, position),
+    restriction: restriction.lists(coarseCount),
+    prolongation: prolongation.lists(rows.length),
   };
 } // prettier-ignore
 
