@@ -77,7 +77,12 @@ export interface Simulation {
   /**
    * Releases pinned (or kinematic) particles: they move under the forces again, from the velocity
    * they have. A particle needs a mass > 0 (a model may give fixed particles mass 0), else a
-   * {@link WeftInputError} naming `indices[k]`.
+   * {@link WeftInputError} naming `indices[k]`. With `solver: 'multigrid'` a particle that was
+   * fixed when the hierarchy was built belongs to no aggregate: the V-cycle's block-Jacobi sweeps
+   * correct it, and the coarse levels count its springs as springs to a fixed particle (the
+   * Galerkin product with its row of P empty), so the preconditioner stays symmetric positive
+   * definite and CG converges. Pinning a particle the hierarchy holds as free rebuilds the
+   * hierarchy before the next solve (else the coarse correction would be prolonged onto it).
    */
   release(indices: ArrayLike<number>): void;
   /**
