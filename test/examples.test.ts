@@ -157,6 +157,38 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
   await page.close();
 });
 
+test('the cloth demo: a press on the cloth grabs a particle, which follows the pointer, and lets go on release', async () => {
+  const { page, errors } = await open('/examples/cloth/?size=32&dt=0.0166667&substeps=2&maxIterations=40');
+  await waitForFrames(page, errors, 3);
+  // The demo reads positions back for picking a few times a second; take a particle mid-cloth.
+  const middle = 16 * 32 + 16;
+  await page.waitForFunction((i) => window.__weft!.drag?.screenOf(i) != null, { timeout: 20_000, polling: 100 }, middle); // prettier-ignore
+  const [x, y] = (await page.evaluate((i) => window.__weft!.drag!.screenOf(i), middle))!;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  const grabbed = await page.evaluate(() => ({ ...window.__weft!.drag! }));
+  expect(grabbed.particle).not.toBeNull();
+  for (let k = 1; k <= 5; k++) await page.mouse.move(x - 16 * k, y - 8 * k);
+  const target = (await page.evaluate(() => window.__weft!.drag!.target))!;
+  // The pointer moved 80 px left and 40 up: its point on the plane facing the camera moved too.
+  expect(Math.hypot(...target.map((t, c) => t - grabbed.target![c]!))).toBeGreaterThan(0.1);
+  // The held particle reaches its target (read back; float32, and a read may fall between substeps).
+  await page.waitForFunction(
+    () => {
+      const d = window.__weft!.drag!;
+      return d.position !== null && d.target !== null && Math.hypot(...d.position.map((p, c) => p - d.target![c]!)) < 0.01;
+    },
+    { timeout: 20_000, polling: 100 },
+  ); // prettier-ignore
+  await page.mouse.up();
+  expect(await page.evaluate(() => window.__weft!.drag!.particle)).toBeNull();
+  const frames = await page.evaluate(() => window.__weft!.frames);
+  await waitForFrames(page, errors, frames + 3);
+  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('the cloth demo solves with multigrid-preconditioned CG: few iterations, none stopped at the cap', async () => {
   // 32² cloth at dt = 1/60: diagonal PCG needs about 90 iterations per solve, multigrid about 12.
   const { page, errors } = await open(

@@ -21,6 +21,7 @@ import {
   type SolverStats,
 } from '../../src/index.ts';
 import { OrbitCamera } from './camera.ts';
+import { ClothDrag } from './drag.ts';
 import { ClothEffects, type EffectSettings } from './effects.ts';
 import { PageStatus, requestDevice } from './page-status.ts';
 import { ClothRenderer, HEALTH } from './renderer.ts';
@@ -249,13 +250,16 @@ async function main(): Promise<void> {
     distance: 7.2,
   });
   const camera = new OrbitCamera({ ...view, target: [0, 0.95, 0.2] });
-  camera.attach(canvas);
 
   let scene: Scene | null = null;
   let paused = false;
   let diverged = false;
   let rebuilding = false;
   let simTime = 0;
+  // A press on the cloth grabs it (examples/cloth/drag.ts); elsewhere it orbits the camera.
+  const drag = new ClothDrag(canvas, camera, () => scene);
+  status.hooks.drag = drag.status;
+  camera.attach(canvas);
 
   /** Makes a new simulation: from scratch ('reset'), or from the current state ('continue'). */
   const rebuild = async (kind: 'reset' | 'continue'): Promise<void> => {
@@ -492,11 +496,18 @@ async function main(): Promise<void> {
 
     const stepping = !paused && !diverged && !rebuilding;
     const steps = stepping ? settings.substeps : 0;
-    const encoder = device.createCommandEncoder({ label: 'cloth frame' });
+    let encoder = device.createCommandEncoder({ label: 'cloth frame' });
     if (stepping) {
       current.effects.update(effectSettings(settings, simTime));
-      // Every substep: Weft's step, then the demo's wind and contacts; one submission per frame.
+      drag.poll(current.sim);
+      // Every substep: Weft's step, then the demo's wind and contacts; one submission per frame,
+      // or per substep while the cloth is held (each substep's target is written before it).
       for (let s = 0; s < steps; s++) {
+        if (drag.holds(current.sim) && s > 0) {
+          device.queue.submit([encoder.finish()]);
+          encoder = device.createCommandEncoder({ label: 'cloth frame' });
+        }
+        drag.beforeSubstep(current.sim, s + 1, steps);
         current.sim.encode(encoder, 1);
         current.effects.encode(encoder);
       }

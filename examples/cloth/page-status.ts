@@ -15,6 +15,13 @@ export interface WeftPageHooks {
   time: number;
   /** The notice the page shows, or null: e.g. no WebGPU, or the simulation diverged. */
   notice: string | null;
+  /** The cloth demo's mouse drag (examples/cloth/drag.ts): the particle held, its target and last read position. */
+  drag?: {
+    particle: number | null;
+    target: [number, number, number] | null;
+    position: [number, number, number] | null;
+    screenOf(i: number): [number, number] | null;
+  };
   /** The pixels of the next frame drawn (the canvas copied into a 2-D canvas right after its submit). */
   capture(): Promise<ImageData>;
 }
