@@ -12,6 +12,7 @@ import {
   MULTIGRID_CYCLE,
   type MultigridHierarchy,
 } from '../../model/multigrid-hierarchy.ts';
+import { WeftInputError } from '../../core/errors.ts';
 import type { WeightedLists } from '../../model/galerkin-terms.ts';
 import type { Compiled, Dispatch, ExecutorServices } from './dispatch.ts';
 import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
@@ -86,6 +87,9 @@ export class GpuMultigrid {
       const [nodeTermList, edgeTermList] = [appendList(c.nodeTerms), appendList(c.edgeTerms)];
       this.coarsenings.push({ restrictList, prolongList, nodeTermList, edgeTermList, correction: c.correction }); // prettier-ignore
     }
+    const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+    if (4 * graph.length > limit)
+      throw new WeftInputError('solver', `'multigrid' is too large for this device: its hierarchy's index and weight lists need ${4 * graph.length} bytes, the device allows ${limit} per storage buffer (use solver 'pcg', or a device with a larger maxStorageBufferBindingSize)`); // prettier-ignore
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const full = this.levels.slice(1).flatMap((place) => {
       const [gx, gy] = dispatchSize(place.nodeCount, workgroupSize, device.limits);
