@@ -37,11 +37,11 @@ interface LevelOperator {
   readonly ax: RealArray;
 }
 
-/** y += B u for a symmetric block B at `o`. */
-function addBlock(B: RealArray, o: number, u: readonly [number, number, number], y: RealArray, k: number, sign = 1): void {
-  y[k] = y[k]! + sign * (B[o]! * u[0] + B[o + 3]! * u[1] + B[o + 4]! * u[2]);
-  y[k + 1] = y[k + 1]! + sign * (B[o + 3]! * u[0] + B[o + 1]! * u[1] + B[o + 5]! * u[2]);
-  y[k + 2] = y[k + 2]! + sign * (B[o + 4]! * u[0] + B[o + 5]! * u[1] + B[o + 2]! * u[2]);
+/** y += s B u for a symmetric block B at `o` and u = (u0, u1, u2) (scalars: no array per call). */
+function addBlock(B: RealArray, o: number, u0: number, u1: number, u2: number, y: RealArray, k: number, s = 1): void {
+  y[k] = y[k]! + s * (B[o]! * u0 + B[o + 3]! * u1 + B[o + 4]! * u2);
+  y[k + 1] = y[k + 1]! + s * (B[o + 3]! * u0 + B[o + 1]! * u1 + B[o + 5]! * u2);
+  y[k + 2] = y[k + 2]! + s * (B[o + 4]! * u0 + B[o + 5]! * u1 + B[o + 2]! * u2);
 } // prettier-ignore
 
 /** Inverse of the symmetric 3×3 `D` (xx, yy, zz, xy, xz, yz) into `out` at `o`, by cofactors. */
@@ -131,10 +131,11 @@ export class CpuMultigrid {
       const k = 3 * i;
       out[k] = out[k + 1] = out[k + 2] = 0;
       if (l === 0 && S[6 * i] === 0) continue;
-      addBlock(S, 6 * i, [u[k]!, u[k + 1]!, u[k + 2]!], out, k);
+      const [u0, u1, u2] = [u[k]!, u[k + 1]!, u[k + 2]!];
+      addBlock(S, 6 * i, u0, u1, u2, out, k);
       for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++) {
-        const [e, o] = [graph.entries[2 * j]!, 3 * graph.entries[2 * j + 1]!];
-        addBlock(E, 6 * e, [u[k]! - u[o]!, u[k + 1]! - u[o + 1]!, u[k + 2]! - u[o + 2]!], out, k);
+        const o = 3 * graph.entries[2 * j + 1]!;
+        addBlock(E, 6 * graph.entries[2 * j]!, u0 - u[o]!, u1 - u[o + 1]!, u2 - u[o + 2]!, out, k);
       }
     }
   }
@@ -147,8 +148,8 @@ export class CpuMultigrid {
       this.applyLevel(l, L.x, L.ax);
       for (let i = 0; i < L.x.length / 3; i++) {
         const k = 3 * i;
-        L.y.set([L.x[k]!, L.x[k + 1]!, L.x[k + 2]!], k);
-        addBlock(L.inverse, 6 * i, [L.b[k]! - L.ax[k]!, L.b[k + 1]! - L.ax[k + 1]!, L.b[k + 2]! - L.ax[k + 2]!], L.y, k, weight); // prettier-ignore
+        [L.y[k], L.y[k + 1], L.y[k + 2]] = [L.x[k]!, L.x[k + 1]!, L.x[k + 2]!];
+        addBlock(L.inverse, 6 * i, L.b[k]! - L.ax[k]!, L.b[k + 1]! - L.ax[k + 1]!, L.b[k + 2]! - L.ax[k + 2]!, L.y, k, weight); // prettier-ignore
       }
       L.x.set(L.y);
     }
