@@ -394,25 +394,18 @@ export class AdaptiveSimulation implements Simulation {
     this.lifecycle.check('finished()');
   }
 
-  /** Refused with a {@link WeftInputError} naming `integrator`: the step-size controller's proposal and error history would not describe the changed state. */
-  setParticles(_update: ParticleUpdate): void {
-    refuseAttachments(this.lifecycle, 'setParticles()');
-  }
-
+  /**
+   * Refused with a {@link WeftInputError} naming `integrator`, as are pin(), release() and
+   * setTargets(): the step-size controller's proposal and error history would not describe the
+   * changed state.
+   */
+  setParticles(_update: ParticleUpdate): void { refuseAttachments(this.lifecycle, 'setParticles()'); } // prettier-ignore
   /** Refused, as {@link setParticles}. */
-  pin(_indices: ArrayLike<number>): void {
-    refuseAttachments(this.lifecycle, 'pin()');
-  }
-
+  pin(_indices: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'pin()'); } // prettier-ignore
   /** Refused, as {@link setParticles}. */
-  release(_indices: ArrayLike<number>): void {
-    refuseAttachments(this.lifecycle, 'release()');
-  }
-
+  release(_indices: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'release()'); } // prettier-ignore
   /** Refused, as {@link setParticles}. */
-  setTargets(_indices: ArrayLike<number>, _positions: ArrayLike<number>): void {
-    refuseAttachments(this.lifecycle, 'setTargets()');
-  }
+  setTargets(_indices: ArrayLike<number>, _positions: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'setTargets()'); } // prettier-ignore
 
   destroy(): void {
     if (this.lifecycle.destroy()) this.freeBackend();

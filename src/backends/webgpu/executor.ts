@@ -30,6 +30,7 @@ import {
   vec4Bytes,
   finishNorm,
   readPair,
+  forRuns,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
@@ -390,15 +391,5 @@ export class WebGpuExecutor implements ExecutorServices {
 
   destroy(): void {
     for (const buffer of this.buffers) buffer.destroy();
-  }
-}
-
-/** Calls `run(start, end)` for each run of consecutive values in `indices` (positions start..end). */
-function forRuns(indices: Uint32Array, run: (start: number, end: number) => void): void {
-  for (let start = 0; start < indices.length;) {
-    let end = start + 1;
-    while (end < indices.length && indices[end] === indices[end - 1]! + 1) end++;
-    run(start, end);
-    start = end;
   }
 }

@@ -194,3 +194,13 @@ export async function readBuffer(device: GPUDevice, buffer: GPUBuffer): Promise<
   staging.destroy();
   return bytes;
 }
+
+/** Calls `run(start, end)` for each run of consecutive values in `indices` (positions start..end). */
+export function forRuns(indices: Uint32Array, run: (start: number, end: number) => void): void {
+  for (let start = 0; start < indices.length;) {
+    let end = start + 1;
+    while (end < indices.length && indices[end] === indices[end - 1]! + 1) end++;
+    run(start, end);
+    start = end;
+  }
+}
