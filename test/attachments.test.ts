@@ -90,14 +90,12 @@ describe.each(CASES)('%s (dt %s, %o)', (integrator, dt, extra) => {
     const state = await sim.readState();
     expect(Array.from(state.positions.slice(3 * pinned, 3 * pinned + 3))).toEqual(Array.from(at));
     expect(Array.from(state.velocities.slice(3 * pinned, 3 * pinned + 3))).toEqual([0, 0, 0]);
-    // A fresh model in which it is fixed from this state on gives the same cloth.
-    const fixedHere = await make(remake(cloth, (await sim.readState()).positions, state.velocities, [...fixedOf(cloth), pinned]), integrator, dt, extra); // prettier-ignore
+    // Released with a corner fixed at creation: both move as in a model where they were free.
     const corner = fixedOf(cloth)[0]!;
     sim.release([corner, pinned]);
     const free = await make(remake(cloth, state.positions, state.velocities, fixedOf(cloth).filter((i) => i !== corner)), integrator, dt, extra); // prettier-ignore
     sim.step(8);
     free.step(8);
-    fixedHere.destroy();
     const [a, b] = [await sim.readState(), await free.readState()];
     expect(maxAbsError(a.positions, b.positions).error).toBeLessThanOrEqual(1e-12);
     expect(await sim.readSolverStats().then((s) => s?.unconvergedSolves ?? 0)).toBe(0);
