@@ -122,6 +122,12 @@ export interface GpuSimulation extends Simulation {
         readonly size: number;
       }
     | undefined;
-  /** Encodes `steps` steps into the caller's encoder (to interleave passes of one's own). */
+  /**
+   * Encodes `steps` steps into the caller's encoder (to interleave passes of one's own).
+   * Kinematic particles ({@link Simulation.setTargets}) get their velocity for these steps when
+   * encode() is called (a `queue.writeBuffer`, which runs before the caller's submission), so
+   * while targets move, submit after each encode(); they end on their targets to float32 rounding,
+   * and exactly at the start of the next call.
+   */
   encode(encoder: GPUCommandEncoder, steps: number): void;
 }
