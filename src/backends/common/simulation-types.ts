@@ -92,6 +92,10 @@ export interface Simulation {
    * v = (target − previous target) / (steps · dt) and puts it exactly on the target at the end, so
    * the implicit solvers see the prescribed motion through v (Baraff & Witkin 1998, §5: a
    * constrained particle's Δv is filtered to 0). Call it once per frame with the new targets.
+   * Not yet for variational-symplectic-implicit: it holds a pinned particle by a zero increment
+   * (v₊ = 2 res/h with res filtered to 0), so a kinematic particle stays put inside a call and
+   * lands on its target at its end; its neighbours see the motion one call late (a solve with
+   * prescribed values z on filtered rows, Baraff & Witkin's z, would fix it).
    */
   setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void;
   /** Frees what the simulation created (never a borrowed GPUDevice). */
