@@ -12,9 +12,12 @@
 // GPU kernels are mutated by scripts/mutate-wgsl.mjs.
 import { defineConfig } from 'vite';
 
+// WEFT_MUTATE_TESTS=test/a.test.ts,test/b.test.ts narrows the set (a partial run, stated as such).
+const narrowed = process.env['WEFT_MUTATE_TESTS']?.split(',').filter(Boolean);
+
 export default defineConfig({
   test: {
-    include: [
+    include: narrowed ?? [
       'test/cpu-analytic.test.ts',
       'test/cpu-convergence.test.ts',
       'test/cpu-implicit-convergence.test.ts',

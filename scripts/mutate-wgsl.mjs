@@ -1,30 +1,32 @@
 #!/usr/bin/env node
 // A small mutation tester for shaders/*.wgsl (issue 14): one mutant at a time — an arithmetic
 // operator flipped (+ ↔ −, * → /), a comparison moved (< ↔ <=, > ↔ >=), or a float constant
-// changed (×2) — written into the shader, the GPU test files run against it (Dawn + SwiftShader in
-// Node), the shader restored. A mutant is killed when a test fails. Prints the score and the
-// survivors and writes reports/mutation/wgsl.json.
+// changed (×2). A mutant is killed when a case of test/helpers/wgsl-quick-cases.ts fails (every
+// kernel once on an 8 × 8 cloth, GPU against the CPU path, float32; test/gpu-kernels-quick.test.ts
+// runs the same cases), or when the GPU run hangs past --timeout (a timeout, counted as killed, as
+// Stryker counts them). Shaders on disk are never written: one vitest process
+// (vitest.mutate-wgsl.config.ts, test/wgsl-mutants.run.ts) serves each mutant's text through a Vite
+// plugin and tests the mutants one after another on one Dawn device, so only the mutated kernel is
+// recompiled. Prints the score and the survivors and writes reports/mutation/wgsl.json.
 //
-// Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl] [--max 20]
-//   --max: mutants at most (sampled evenly over all candidates; every GPU test run takes minutes
-//   on SwiftShader, so the full set is for a long, separate run).
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl] [--max 20 | --max all] [--timeout 120]
+//   --max: mutants at most, sampled evenly over all candidates (default all).
+//   --timeout: seconds one mutant may take before it is counted as a timeout (default 120).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setInterval, clearInterval, setTimeout } from 'node:timers';
 import { parseArgs } from 'node:util';
 
 const ROOT = join(import.meta.dirname, '..');
+const OUT = join(ROOT, 'reports', 'mutation');
 const { values } = parseArgs({
-  options: { shader: { type: 'string' }, max: { type: 'string', default: '20' } },
+  options: {
+    shader: { type: 'string' },
+    max: { type: 'string', default: 'all' },
+    timeout: { type: 'string', default: '120' },
+  },
 });
-const GPU_TESTS = [
-  'test/gpu-node.test.ts',
-  'test/gpu-implicit-node.test.ts',
-  'test/gpu-multistep.test.ts',
-  'test/gpu-multigrid.test.ts',
-  'test/gpu-program-implicit.test.ts',
-  'test/gpu-adaptive-node.test.ts',
-];
 
 /** Every candidate mutant of a shader: [line index, mutated line, description]. */
 function candidates(lines) {
@@ -62,41 +64,106 @@ const all = files.flatMap((file) => {
   const lines = readFileSync(join(ROOT, 'shaders', file), 'utf8').split('\n');
   return candidates(lines).map(([line, mutated, what]) => ({ file, line, mutated, what }));
 });
-const max = Math.min(Number(values.max), all.length);
+const max = values.max === 'all' ? all.length : Math.min(Number(values.max), all.length);
 // Evenly spaced over the candidates, so that a short run samples every shader.
 const chosen = Array.from({ length: max }, (_, k) => all[Math.floor((k * all.length) / max)]);
-console.log(`${all.length} candidate mutants in ${files.length} shaders; running ${chosen.length}`);
+const mutants = chosen.map((m) => {
+  const lines = readFileSync(join(ROOT, 'shaders', m.file), 'utf8').split('\n');
+  lines[m.line] = m.mutated;
+  return { ...m, id: `${m.file}:${m.line + 1}:${m.what}`, source: lines.join('\n') };
+});
+console.log(`${all.length} candidate mutants in ${files.length} shaders; running ${mutants.length}`);
 
-const results = [];
-for (const [k, mutant] of chosen.entries()) {
-  const path = join(ROOT, 'shaders', mutant.file);
-  const original = readFileSync(path, 'utf8');
-  const lines = original.split('\n');
-  lines[mutant.line] = mutant.mutated;
-  writeFileSync(path, lines.join('\n'));
-  const started = performance.now();
-  let killed = false;
-  try {
-    execFileSync('npx', ['vitest', 'run', '--bail', '1', ...GPU_TESTS], {
-      cwd: ROOT,
-      stdio: 'ignore',
-      timeout: 900_000,
-    });
-  } catch {
-    killed = true;
-  } finally {
-    writeFileSync(path, original);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  results.push({ ...mutant, line: mutant.line + 1, killed, seconds });
-  console.log(`[${k + 1}/${chosen.length}] ${killed ? 'killed  ' : 'SURVIVED'} ${mutant.file}:${mutant.line + 1} ${mutant.what} (${seconds.toFixed(0)} s)`); // prettier-ignore
+mkdirSync(OUT, { recursive: true });
+const resultsFile = join(OUT, 'wgsl-results.jsonl');
+const timeoutMs = 1000 * Number(values.timeout);
+const outcome = new Map(); // id → { status, by, reason, seconds }
+const started = performance.now();
+
+/** Lines of the results file so far. */
+function events() {
+  if (!existsSync(resultsFile)) return [];
+  return readFileSync(resultsFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
-const killed = results.filter((r) => r.killed).length;
-console.log(`WGSL mutation score: ${killed}/${results.length} killed (${((100 * killed) / Math.max(1, results.length)).toFixed(0)} %)`); // prettier-ignore
-for (const r of results.filter((r) => !r.killed))
+
+/** Runs the mutants not yet decided in one vitest process; resolves when it exits or is killed. */
+function batch(remaining) {
+  const mutantsFile = join(OUT, 'wgsl-mutants.json');
+  writeFileSync(mutantsFile, JSON.stringify(remaining.map(({ id, file, source }) => ({ id, file, source }))));
+  writeFileSync(resultsFile, '');
+  const child = spawn('npx', ['vitest', 'run', '--config', 'vitest.mutate-wgsl.config.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, WEFT_WGSL_MUTANTS: mutantsFile, WEFT_WGSL_RESULTS: resultsFile },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  return new Promise((resolve) => {
+    let current;
+    let since = performance.now();
+    let printed = 0;
+    const poll = setInterval(() => {
+      const lines = events();
+      for (const e of lines.slice(printed)) {
+        if (e.id === 'baseline') {
+          console.log(`baseline: ${e.status} (${e.seconds.toFixed(1)} s, every case, unmutated)`);
+          if (e.status !== 'passed') console.log(`  ${e.by}: ${e.reason}`);
+        } else if (e.event === 'start') {
+          current = e.id;
+          since = performance.now();
+        } else {
+          current = undefined;
+          outcome.set(e.id, e);
+          const m = mutants.find((x) => x.id === e.id);
+          console.log(`[${outcome.size}/${mutants.length}] ${e.status === 'killed' ? 'killed  ' : 'SURVIVED'} ${e.id} (${e.seconds.toFixed(1)} s)${e.by ? ` by ${e.by}` : ''}${e.status === 'survived' ? `: ${m.mutated.trim()}` : ''}`); // prettier-ignore
+        }
+      }
+      printed = lines.length;
+      if (current && performance.now() - since > timeoutMs) {
+        outcome.set(current, { status: 'timeout', seconds: timeoutMs / 1000 });
+        console.log(`[${outcome.size}/${mutants.length}] timeout  ${current} (> ${values.timeout} s)`);
+        current = undefined;
+        process.kill(-child.pid, 'SIGKILL');
+      }
+    }, 500);
+    child.on('exit', (code) => {
+      setTimeout(() => {
+        clearInterval(poll);
+        // A mutant that crashed the process (a lost device, say) was detected: killed.
+        for (const e of events().slice(printed))
+          if (e.event === 'end' && e.id !== 'baseline') outcome.set(e.id, e);
+        const open = events().filter((e) => e.event === 'start' && !outcome.has(e.id));
+        for (const e of open)
+          outcome.set(e.id, { status: 'killed', by: 'crash', reason: `exit ${code}`, seconds: 0 });
+        if (code !== 0 && !events().some((e) => e.id === 'baseline')) console.error(stderr);
+        resolve(events().find((e) => e.id === 'baseline')?.status);
+      }, 600);
+    });
+  });
+}
+
+for (;;) {
+  const remaining = mutants.filter((m) => !outcome.has(m.id));
+  if (!remaining.length) break;
+  const baseline = await batch(remaining);
+  if (baseline !== 'passed') {
+    console.error('the unmutated shaders fail the quick cases (or the runner did not start): stopping');
+    process.exit(1);
+  }
+}
+
+const results = mutants.map(({ source: _source, ...m }) => ({
+  ...m,
+  line: m.line + 1,
+  ...outcome.get(m.id),
+}));
+const detected = results.filter((r) => r.status !== 'survived');
+const minutes = (performance.now() - started) / 60_000;
+console.log(`WGSL mutation score: ${detected.length}/${results.length} killed or timed out (${((100 * detected.length) / Math.max(1, results.length)).toFixed(1)} %), ${results.filter((r) => r.status === 'timeout').length} timeouts; ${minutes.toFixed(1)} min`); // prettier-ignore
+for (const r of results.filter((r) => r.status === 'survived'))
   console.log(`  survivor: ${r.file}:${r.line} ${r.what}: ${r.mutated.trim()}`);
-mkdirSync(join(ROOT, 'reports', 'mutation'), { recursive: true });
-writeFileSync(
-  join(ROOT, 'reports', 'mutation', 'wgsl.json'),
-  JSON.stringify({ candidates: all.length, results }, null, 2),
-);
+writeFileSync(join(OUT, 'wgsl.json'), JSON.stringify({ candidates: all.length, minutes, results }, null, 2));

@@ -1,0 +1,181 @@
+/**
+ * Every WGSL kernel once, on tiny scenes, against the CPU path (float32 storage) — a GPU check
+ * that takes seconds, not minutes, so that the WGSL mutator (scripts/mutate-wgsl.mjs) can run it
+ * per mutant. test/gpu-kernels-quick.test.ts runs the same cases as ordinary tests.
+ *
+ * Scene: an 8 × 8 cloth (buildCloth: 0.1 m apart, 0.1 kg, k = 1000 N/m on every spring, two
+ * corners pinned), every free particle given an initial velocity that is not along any axis, so
+ * that every spring stretches, shears and turns in all three components from the first step.
+ * Rayleigh damping r_m = 0.5 /s (and r_k = 2e-3 s on the implicit schemes), so the terms that
+ * carry it are not multiplied by zero. The cases cover: every explicit scheme (program-forces,
+ * -gather, -combine, -control, copy), every multistep scheme the GPU runs, every implicit
+ * scheme with each linear solver (cg, pcg with block and scalar diagonals, jacobi, multigrid:
+ * spring-jacobians, implicit-rhs, system-diagonal, system-product, cg-*, jacobi-update,
+ * solver-scalars, program-dots, mg-*), and the three adaptive integrators (program-norm and the
+ * error-controlled step's control kernel).
+ *
+ * A case passes when the GPU raised no error, and the GPU's final state is within
+ * `GPU_TOLERANCE` of the CPU's, relative to how far the cloth moved (so a frozen state or a state
+ * moved by another physics fails), and the cloth moved at least `MIN_MOTION`.
+ *
+ * No vitest here: the mutator imports this file inside one vitest process per batch of mutants.
+ */
+import {
+  buildCloth,
+  createAdaptiveSimulation,
+  createSimulation,
+  type Model,
+  type SimulationState,
+} from '../../src/index.ts';
+import { EXPLICIT_INTEGRATOR_NAMES, GPU_MULTISTEP, IMPLICIT_INTEGRATOR_NAMES } from '../../src/internal.ts';
+
+/** One quick case; plain data. */
+export interface QuickCase {
+  label: string;
+  /** 'fixed': createSimulation + step(steps); 'adaptive': createAdaptiveSimulation + advanceTo(tEnd). */
+  kind: 'fixed' | 'adaptive';
+  options: Record<string, string | number | boolean>;
+  steps: number;
+  tEnd: number;
+}
+
+/**
+ * Largest |GPU − CPU f32| allowed, as a fraction of the largest displacement of the CPU run.
+ * float32 round-off over ≤ 20 steps of this scene is ~1e-7 relative (measured below 2e-5 of the
+ * displacement on every case, the iterative solvers' stopping included); 1e-3 leaves 50× for
+ * another device's rounding while a wrong term of relative size 1e-3 of the motion fails.
+ */
+export const GPU_TOLERANCE = 1e-3;
+/** Smallest displacement, m, a case must show (the initial speeds, ≥ 0.2 m/s on some particle, move it ≥ 2 mm in the shortest run, 10 ms). */
+export const MIN_MOTION = 1e-3;
+
+export function quickCloth(): Model {
+  const model = buildCloth({ nx: 8, ny: 8, damping: 0.5 });
+  const v = model.particleVelocities;
+  for (let i = 0; i < v.length / 3; i++) {
+    v[3 * i] = 0.3 * Math.sin(1.7 * i + 0.2);
+    v[3 * i + 1] = 0.2 * Math.cos(0.9 * i);
+    v[3 * i + 2] = 0.25 * Math.sin(0.6 * i + 1);
+  }
+  return model;
+}
+
+const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
+const MULTISTEP = GPU_MULTISTEP;
+const IMPLICIT = IMPLICIT_INTEGRATOR_NAMES;
+const SOLVERS = [
+  { solver: 'cg' },
+  { solver: 'pcg', preconditioner: 'block' },
+  { solver: 'pcg', preconditioner: 'scalar' },
+  { solver: 'jacobi', preconditioner: 'block' },
+  { solver: 'multigrid' },
+] as const;
+
+const H = 1e-3;
+
+export const QUICK_CASES: readonly QuickCase[] = [
+  ...EXPLICIT.map((integrator) => ({
+    label: `${integrator}`,
+    kind: 'fixed' as const,
+    options: { integrator, dt: H, rayleighMass: 0.5 },
+    steps: 20,
+    tEnd: 0,
+  })),
+  ...MULTISTEP.map((integrator) => ({
+    label: `${integrator}`,
+    kind: 'fixed' as const,
+    options: { integrator, dt: H, rayleighMass: 0.5 },
+    steps: 20,
+    tEnd: 0,
+  })),
+  // Every linear solver on implicit Euler; the other schemes on pcg (their kernels differ in the
+  // coefficients and the Newton loop, not in the solve), 3 steps, Newton capped at 3 iterations.
+  ...IMPLICIT.flatMap((integrator) =>
+    SOLVERS.filter(
+      (s) => integrator === 'implicit-euler' || (s.solver === 'pcg' && s.preconditioner === 'block'),
+    ).map((s) => ({
+      label: `${integrator} ${Object.values(s).join(' ')}`,
+      kind: 'fixed' as const,
+      options: {
+        integrator,
+        dt: 4 * H,
+        rayleighMass: 0.5,
+        rayleighStiffness: 2e-3,
+        tolerance: 1e-6,
+        ...(integrator === 'backward-euler' || integrator === 'variational-symplectic-implicit'
+          ? { newtonIterations: 3 }
+          : {}),
+        ...s,
+      },
+      steps: 3,
+      tEnd: 0,
+    })),
+  ),
+  { label: 'rk45', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-4 }, steps: 0, tEnd: 0.01 },
+  { label: 'step-doubling rk2', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4 }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+  { label: 'velocity-implicit-euler', kind: 'adaptive', options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, steps: 0, tEnd: 0.004 }, // prettier-ignore
+];
+
+async function run(c: QuickCase, backend: Record<string, unknown>): Promise<SimulationState> {
+  const model = quickCloth();
+  if (c.kind === 'fixed') {
+    const sim = await createSimulation(model, { ...c.options, ...backend } as never);
+    try {
+      sim.step(c.steps);
+      return await sim.readState();
+    } finally {
+      sim.destroy();
+    }
+  }
+  const sim = await createAdaptiveSimulation(model, { ...c.options, ...backend } as never);
+  try {
+    await sim.advanceTo(c.tEnd);
+    return await sim.readState();
+  } finally {
+    sim.destroy();
+  }
+}
+
+function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let worst = a.length === b.length ? 0 : Infinity;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs((a[i] ?? NaN) - (b[i] ?? NaN));
+    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
+  }
+  return worst;
+}
+
+/**
+ * Runs `c` on `device` (borrowed) and on the CPU (float32) inside error scopes; returns the
+ * reasons it fails, empty when it passes.
+ */
+export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<string[]> {
+  const start = quickCloth().particlePositions;
+  const cpu = await run(c, { backend: 'cpu', precision: 'f32' });
+  const filters: GPUErrorFilter[] = ['validation', 'internal', 'out-of-memory'];
+  for (const filter of filters) device.pushErrorScope(filter);
+  const failures: string[] = [];
+  let gpu: SimulationState | undefined;
+  try {
+    gpu = await run(c, { backend: 'webgpu', device });
+  } catch (error) {
+    failures.push(`GPU run threw: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  for (const filter of [...filters].reverse()) {
+    const error = await device.popErrorScope();
+    if (error) failures.push(`${filter}: ${error.message}`);
+  }
+  if (!gpu) return failures;
+  const motion = maxDifference(cpu.positions, start);
+  if (!(motion >= MIN_MOTION)) failures.push(`CPU run moved ${motion} m < ${MIN_MOTION} m`);
+  const allowed = GPU_TOLERANCE * motion;
+  const dx = maxDifference(gpu.positions, cpu.positions);
+  // Velocities: the same fraction of the largest CPU speed.
+  const speed = maxDifference(cpu.velocities, new Float64Array(cpu.velocities.length));
+  const dv = maxDifference(gpu.velocities, cpu.velocities);
+  if (!(dx <= allowed)) failures.push(`positions: |GPU − CPU| = ${dx} m > ${allowed} m`);
+  if (!(dv <= GPU_TOLERANCE * speed))
+    failures.push(`velocities: |GPU − CPU| = ${dv} m/s > ${GPU_TOLERANCE * speed} m/s`);
+  if (gpu.time !== cpu.time) failures.push(`time: GPU ${gpu.time} s, CPU ${cpu.time} s`);
+  return failures;
+}
