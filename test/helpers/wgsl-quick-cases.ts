@@ -3,9 +3,9 @@
  * that takes seconds, not minutes, so that the WGSL mutator (scripts/mutate-wgsl.mjs) can run it
  * per mutant. test/gpu-kernels-quick.test.ts runs the same cases as ordinary tests.
  *
- * Scene: an 8 × 8 cloth (buildCloth: 0.1 m apart, 0.1 kg, k = 1000 N/m on every spring, two
- * corners pinned), every free particle given an initial velocity that is not along any axis, so
- * that every spring stretches, shears and turns in all three components from the first step.
+ * Scene: a 9 × 7 cloth (buildCloth: 0.1 m apart, 0.1 kg, k = 1000 N/m on every spring, two
+ * corners pinned; 63 particles, so the last workgroup has idle threads), every free particle given
+ * an initial velocity that is not along any axis, so that every spring stretches, shears and turns in all three components from the first step.
  * Rayleigh damping r_m = 0.5 /s (and r_k = 2e-3 s on the implicit schemes), so the terms that
  * carry it are not multiplied by zero. The cases cover: every explicit scheme (program-forces,
  * -gather, -combine, -control, copy), every multistep scheme the GPU runs, every implicit
@@ -50,7 +50,7 @@ export const GPU_TOLERANCE = 1e-3;
 export const MIN_MOTION = 1e-3;
 
 export function quickCloth(): Model {
-  const model = buildCloth({ nx: 8, ny: 8, damping: 0.5 });
+  const model = buildCloth({ nx: 9, ny: 7, damping: 0.5 });
   const v = model.particleVelocities;
   for (let i = 0; i < v.length / 3; i++) {
     v[3 * i] = 0.3 * Math.sin(1.7 * i + 0.2);
@@ -157,7 +157,9 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
   const failures: string[] = [];
   let gpu: SimulationState | undefined;
   try {
-    gpu = await run(c, { backend: 'webgpu', device });
+    // 32 threads a workgroup on the fixed-step paths: two workgroups of particles, so that the
+    // reductions combine more than one partial (adaptive runs take the default, 64).
+    gpu = await run(c, { backend: 'webgpu', device, ...(c.kind === 'fixed' ? { workgroupSize: 32 } : {}) });
   } catch (error) {
     failures.push(`GPU run threw: ${error instanceof Error ? error.message : String(error)}`);
   }
