@@ -13,6 +13,15 @@ export {
   type WeftErrorCode,
 } from './core/errors.ts';
 export { createModel, type Model, type ModelDescription } from './model/model.ts';
+export type {
+  Collider,
+  PlaneCollider,
+  SphereCollider,
+  CapsuleCollider,
+  BoxCollider,
+  ColliderSurface,
+  ResolvedCollider,
+} from './model/colliders.ts';
 export type { Incidence } from './model/incidence.ts';
 export {
   buildCloth,

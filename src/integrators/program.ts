@@ -69,6 +69,30 @@ export type Op =
       readonly to: string;
       readonly system: (h: number) => SystemCoefficients;
     }
+  /**
+   * Contacts (src/model/colliders.ts) constrain the next `solve`, whose unknown is a velocity
+   * change Δv of `v` at `x` (Baraff & Witkin 1998 §5.3): at each contact the normal component of
+   * Δv is prescribed so that the particle ends the step on the surface, and CG runs filtered.
+   */
+  | { readonly op: 'contacts'; readonly x: string; readonly v: string }
+  /**
+   * After a constrained solve: each contact's constraint force λ n = (A Δv − b)·n n; Coulomb
+   * friction removes up to μ λ / m of the tangential velocity v + Δv (written into `solution`), and
+   * a contact whose force pulls inwards (λ < 0) is released for the next step; a particle behind
+   * a surface is moved onto it (`x`, before the position update).
+   */
+  | {
+      readonly op: 'contactForces';
+      readonly solution: string;
+      readonly rhs: string;
+      readonly v: string;
+      readonly x: string;
+    }
+  /**
+   * Explicit integrators' contacts, after the step: a particle behind a surface is moved onto it,
+   * its inward normal velocity removed, and friction applied with that velocity change.
+   */
+  | { readonly op: 'project'; readonly x: string; readonly v: string }
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**
@@ -207,6 +231,11 @@ function opVectors(op: Op): string[] {
       return [op.rhs, op.to];
     case 'measure':
       return Object.values(op.quantities);
+    case 'contacts':
+    case 'project':
+      return [op.x, op.v];
+    case 'contactForces':
+      return [op.solution, op.rhs, op.v, op.x];
     default:
       return [];
   }
@@ -242,6 +271,17 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
         return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra) };
       case 'solve':
         return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
+      case 'contacts':
+      case 'project':
+        return { ...op, x: rename(op.x), v: rename(op.v) };
+      case 'contactForces':
+        return {
+          ...op,
+          solution: rename(op.solution),
+          rhs: rename(op.rhs),
+          v: rename(op.v),
+          x: rename(op.x),
+        };
       case 'measure':
         return {
           op: 'measure',

@@ -1,5 +1,6 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildIncidence, type Incidence } from './incidence.ts';
+import { resolveCollider, type Collider, type ResolvedCollider } from './colliders.ts';
 
 /**
  * What a caller describes: particles and springs, flat arrays, SI units.
@@ -24,6 +25,8 @@ export interface ModelDescription {
   springDamping?: number | ArrayLike<number>;
   /** Gravitational acceleration, m/s². Default [0, -9.81, 0]. */
   gravity?: readonly [number, number, number];
+  /** Static shapes the particles cannot pass through (src/model/colliders.ts). Default: none. */
+  colliders?: readonly Collider[];
 }
 
 /**
@@ -58,6 +61,8 @@ export interface Model {
   readonly gravity: readonly [number, number, number];
   /** Per-particle list of incident springs, for gathering forces without atomics. */
   readonly incidence: Incidence;
+  /** Colliders, validated, defaults filled in, normals unit length. */
+  readonly colliders: readonly ResolvedCollider[];
 }
 
 /** `value` is array-like: an object with a length that is a whole number (not a string, not null). */
@@ -238,5 +243,13 @@ export function createModel(description: ModelDescription): Model {
     ...springs,
     gravity: [gravity[0], gravity[1], gravity[2]],
     incidence: buildIncidence(particleCount, springs.springIndices),
+    colliders: resolveColliders(description.colliders),
   };
+}
+
+function resolveColliders(colliders: unknown): ResolvedCollider[] {
+  if (colliders === undefined) return [];
+  if (!Array.isArray(colliders))
+    throw new WeftInputError('colliders', `must be an array of colliders, got ${describeValue(colliders)}`);
+  return colliders.map((c, k) => resolveCollider(c, k));
 }

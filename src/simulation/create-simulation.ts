@@ -4,6 +4,7 @@ import {
   CpuSimulation,
 } from '../backends/cpu/cpu-simulation.ts';
 import { describeName, WeftInputError } from '../core/errors.ts';
+import { requireContactSupport } from '../integrators/contact-programs.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
@@ -87,6 +88,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       `unknown integrator ${describeName(integrator)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
+  requireContactSupport(model?.colliders?.length ?? 0, integrator, backend);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
   return createFixedStep(model, options as FixedStepSimulationOptions, integrator, backend);

@@ -23,6 +23,7 @@ import {
 } from '../../integrators/options.ts';
 import type { Program } from '../../integrators/program.ts';
 import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
+import { withContacts } from '../../integrators/contact-programs.ts';
 import type { IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { WeftInputError } from '../../core/errors.ts';
@@ -54,6 +55,8 @@ export class CpuProgramSimulation implements Simulation {
   private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
   private readonly attachments: ParticleAttachments;
+  /** The scheme's program, with its contact ops when the model has colliders. */
+  private readonly program: Program;
 
   protected constructor(
     readonly model: Model,
@@ -61,8 +64,10 @@ export class CpuProgramSimulation implements Simulation {
     readonly dt: number,
     readonly precision: 'f64' | 'f32',
     readonly description: string,
-    private readonly program: Program,
+    scheme: Program,
   ) {
+    const program = withContacts(scheme, integrator, model.colliders.length);
+    this.program = program;
     this.attachments = new ParticleAttachments(model, velocityHistory(program));
     const live = this.attachments.model;
     this.executor = new CpuExecutor(live, program, precision);

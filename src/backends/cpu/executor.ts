@@ -16,6 +16,7 @@ import type { RealArray } from '../common/stepper.ts';
 import { errorNorm } from './error-norm.ts';
 import { accelerations, springForces } from './passes.ts';
 import { CpuImplicitOps } from './implicit-ops.ts';
+import { CpuContacts } from './contacts.ts';
 
 /** Statistics of the corrector (zeros for schemes without one). */
 export interface CorrectorStats {
@@ -45,6 +46,8 @@ export class CpuExecutor {
   lastNorm = NaN;
   /** The implicit ops and their statistics (implicit programs only). */
   readonly implicit: CpuImplicitOps | null;
+  /** Contacts with the model's colliders (null without colliders). */
+  readonly contacts: CpuContacts | null;
 
   constructor(
     private readonly model: Model,
@@ -65,8 +68,9 @@ export class CpuExecutor {
     this.vector('x').set(model.particlePositions);
     this.vector('v').set(model.particleVelocities);
     this.springForce = real(3 * model.springCount);
+    this.contacts = model.colliders.length > 0 ? new CpuContacts(model) : null;
     this.implicit = program.implicit
-      ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op))) // prettier-ignore
+      ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op)), this.contacts) // prettier-ignore
       : null;
   }
 
@@ -103,6 +107,8 @@ export class CpuExecutor {
       }
       case 'correct':
         return this.correct(this.program.corrector!);
+      case 'project':
+        return this.contacts!.project(this.vector(op.x), this.vector(op.v), this.h);
       case 'norm': {
         const pair = ([x, v]: readonly [string, string]) => ({
           positions: this.vector(x),

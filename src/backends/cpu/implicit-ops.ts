@@ -10,14 +10,19 @@ import type { Model } from '../../model/model.ts';
 import type { RealArray } from '../common/stepper.ts';
 import {
   assembleRhs,
+  systemProduct,
   dot,
   springStates,
   type SpringStates,
   type SystemCoefficients,
 } from './implicit-passes.ts';
 import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
+import type { CpuContacts } from './contacts.ts';
 
-type ImplicitOp = Extract<Op, { op: 'jacobians' | 'rhs' | 'solve' | 'measure' | 'newton' }>;
+type ImplicitOp = Extract<
+  Op,
+  { op: 'jacobians' | 'rhs' | 'solve' | 'measure' | 'newton' | 'contacts' | 'contactForces' }
+>;
 
 export class CpuImplicitOps {
   readonly stats: SolverStats = emptyStats();
@@ -35,6 +40,8 @@ export class CpuImplicitOps {
   };
   /** ‖R₁‖², the residual after the first Newton iteration (caribou). */
   private firstResidual2 = 0;
+  /** The system of the last solve (for its contact forces). */
+  private lastSystem: SystemCoefficients | null = null;
 
   constructor(
     private readonly model: Model,
@@ -42,6 +49,7 @@ export class CpuImplicitOps {
     private readonly real: (length: number) => RealArray,
     private readonly vector: (name: string) => RealArray,
     private readonly run: (ops: readonly Op[]) => void,
+    private readonly contacts: CpuContacts | null = null,
   ) {
     ({ states: this.states, work: this.work } = solverStorage(model, real, options.solver === 'multigrid'));
   }
@@ -72,10 +80,27 @@ export class CpuImplicitOps {
         return;
       case 'newton':
         return this.newton(op);
+      case 'contacts':
+        this.contacts!.detect(v(op.x), v(op.v), h);
+        this.work.constraints = this.contacts;
+        return;
+      case 'contactForces':
+        return this.contactForces(v(op.solution), v(op.rhs), v(op.v), v(op.x));
     }
   } // prettier-ignore
 
+  /** The last constrained solve's constraint forces (A Δv − b): releases and friction (contacts.ts). */
+  private contactForces(solution: RealArray, b: RealArray, v: RealArray, x: RealArray): void {
+    if (!this.work.constraints || !this.lastSystem) return;
+    const { product: q, residual: r } = this.work;
+    systemProduct(this.model, this.states, this.lastSystem, solution, q);
+    for (let j = 0; j < r.length; j++) r[j] = q[j]! - b[j]!;
+    this.contacts!.respond(r, solution, v, x);
+    this.work.constraints = null;
+  }
+
   private solve(b: RealArray, x: RealArray, system: SystemCoefficients): void {
+    this.lastSystem = system;
     const result = solveLinear(this.model, this.states, system, this.options, b, x, this.work);
     const s = this.stats;
     s.linearSolves++;

@@ -33,6 +33,17 @@ export interface SolverWorkspace {
   inverseDiagonal: RealArray;
   /** The multigrid preconditioner ('multigrid' solves only). */
   multigrid?: CpuMultigrid;
+  /**
+   * Contact constraints of the next solve (contacts.ts): x₀ = z and every residual, preconditioned
+   * residual and product filtered (Baraff & Witkin 1998 §5.3); null when there are none.
+   */
+  constraints?: Constraints | null;
+}
+
+/** What a constrained solve needs of the contacts: x₀ = z, and u ← S u. */
+export interface Constraints {
+  start(x: RealArray): void;
+  filter(u: RealArray): void;
 }
 
 /** The solver's and the spring states' storage for `model`, in the given precision. */
@@ -80,28 +91,38 @@ export function solveLinear(
     if (!multigrid) throw new Error("a 'multigrid' solve needs a workspace made with multigrid");
     multigrid.assemble(states, system);
   }
-  const precondition = (from: RealArray, to: RealArray): void =>
-    multigrid && options.solver === 'multigrid'
-      ? multigrid.precondition(from, to)
-      : applyPreconditioner(model, inverseDiagonal, usesDiagonal, from, to);
-  if (!options.warmStart) x.fill(0);
-  const bb = dot(b, b);
-  const tolerance2 = options.tolerance * options.tolerance * bb;
-  if (bb === 0) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
+  const S = work.constraints ?? null;
+  const precondition = (from: RealArray, to: RealArray): void => {
+    if (multigrid && options.solver === 'multigrid') multigrid.precondition(from, to);
+    else applyPreconditioner(model, inverseDiagonal, usesDiagonal, from, to);
+    S?.filter(to);
+  };
+  if (S) S.start(x);
+  else if (!options.warmStart) x.fill(0);
+  // The reference of the relative residual: ‖b‖, or ‖S b‖ when constrained (B&W's filter(b)).
+  r.set(b);
+  S?.filter(r);
+  let bb = dot(r, r);
+  if (bb === 0 && !S) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
 
-  if (options.solver === 'jacobi') return jacobiSolve(model, states, system, options.maxIterations, tolerance2, b, x, work); // prettier-ignore
+  if (options.solver === 'jacobi') return jacobiSolve(model, states, system, options.maxIterations, bb, options.tolerance, b, x, work); // prettier-ignore
 
-  // r₀ = b − A x₀ (x₀ = 0: r₀ = b).
-  if (options.warmStart) {
+  // r₀ = S (b − A x₀) (x₀ = 0: r₀ = b).
+  if (S || options.warmStart) {
     systemProduct(model, states, system, x, q);
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
-  } else r.set(b);
+    S?.filter(r);
+  }
+  let rr = dot(r, r);
+  if (bb === 0) bb = rr; // constrained with S b = 0: relative to the first residual
+  if (rr === 0) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
+  const tolerance2 = options.tolerance * options.tolerance * bb;
   precondition(r, z);
   p.set(z);
   let rz = dot(r, z);
-  let rr = bb;
   for (let k = 1; k <= options.maxIterations; k++) {
     systemProduct(model, states, system, p, q);
+    S?.filter(q);
     const pq = dot(p, q);
     if (!(pq > 0))
       return { iterations: k - 1, relativeResidual: Math.sqrt(rr / bb), converged: false, breakdown: true };
@@ -133,20 +154,25 @@ function jacobiSolve(
   states: SpringStates,
   system: SystemCoefficients,
   maxIterations: number,
-  tolerance2: number,
+  reference: number,
+  tolerance: number,
   b: RealArray,
   x: RealArray,
   work: SolverWorkspace,
 ): LinearSolveResult {
   const { residual: r, product: q, preconditioned: z, inverseDiagonal } = work;
-  const bb = dot(b, b);
-  let rr = bb;
+  const S = work.constraints ?? null;
+  let [bb, rr] = [reference, reference];
   for (let k = 1; k <= maxIterations; k++) {
     systemProduct(model, states, system, x, q);
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
+    S?.filter(r);
     rr = dot(r, r);
+    if (k === 1 && bb === 0) bb = rr;
+    const tolerance2 = tolerance * tolerance * bb;
     if (!Number.isFinite(rr)) break; // NaN or Inf cannot recover: unconverged, as on the GPU
     applyPreconditioner(model, inverseDiagonal, true, r, z);
+    S?.filter(z);
     for (let j = 0; j < x.length; j++) x[j] = x[j]! + z[j]!;
     if (rr <= tolerance2) return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false }; // prettier-ignore
   }

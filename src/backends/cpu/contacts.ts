@@ -1,0 +1,148 @@
+/**
+ * Contacts with the model's colliders on the CPU (src/model/colliders.ts; the ops `contacts`,
+ * `contactForces` and `project` of src/integrators/program.ts).
+ *
+ * Implicit solves (Baraff & Witkin 1998, "Large steps in cloth simulation", §5.3 and §6): a free
+ * particle i is constrained when its gap g_i = φ(x_i) − thickness is within the reach of one
+ * step, g_i < h |v_i| + h² |g| (|g| gravity's magnitude), and it does not move away
+ * (v_i·n_i ≤ 10⁻⁶ h |g|, round-off of rest) and its last contact did not pull it inwards (then it is
+ * left free for one step) — or always when g_i < 0.
+ * The solve's unknown Δv then has a prescribed normal component z_i = −max(g_i, 0)/h − v_i·n_i (the
+ * particle ends the step on the surface, g + h v₊·n = 0; one already behind it is moved onto it
+ * before the position update instead, so that no velocity is made of the penetration), and CG runs
+ * on the filtered system: x₀ = z,
+ * r = S (b − A x₀), and S applied to every preconditioned residual and product, S_i = I − n_i n_iᵀ on
+ * constrained particles (B&W's modified PCG). After the solve the constraint force is
+ * λ_i n_i = ((A Δv − b)·n_i) n_i (A Δv = b + h f_c); λ < 0 (adhesion) releases the contact for the
+ * next step, and Coulomb friction removes up to μ λ_i / m_i of the tangential velocity of v + Δv
+ * (Bridson, Fedkiw & Anderson 2002 §7.2: the tangential change is bounded by μ × the normal one).
+ *
+ * Explicit steps: after the step a particle behind a surface (g < 0) is moved onto it, an inward
+ * normal velocity v·n < 0 is removed (Δv_n = −v·n), and friction removes up to μ Δv_n of the
+ * tangential velocity — the same contact model as a velocity-level impulse.
+ */
+import { nearestContact } from '../../model/colliders.ts';
+import type { Model } from '../../model/model.ts';
+import type { RealArray } from './passes.ts';
+
+type Vec3 = [number, number, number];
+
+/** v −= (1 − max(0, 1 − μ Δv_n / |v_t|)) v_t at particle i: Coulomb friction of a normal change Δv_n. */
+function friction(v: RealArray, k: number, n: ArrayLike<number>, mu: number, normalChange: number, into: RealArray = v): void {
+  const vn = v[k]! * n[0]! + v[k + 1]! * n[1]! + v[k + 2]! * n[2]!;
+  const t: Vec3 = [v[k]! - vn * n[0]!, v[k + 1]! - vn * n[1]!, v[k + 2]! - vn * n[2]!];
+  const speed = Math.hypot(...t);
+  if (speed === 0) return;
+  const removed = 1 - Math.max(0, 1 - (mu * normalChange) / speed);
+  for (let d = 0; d < 3; d++) into[k + d] = into[k + d]! - removed * t[d]!;
+} // prettier-ignore
+
+export class CpuContacts {
+  /** 1 where particle i is constrained in the coming (or last) solve. */
+  readonly active: Uint8Array;
+  /** Unit contact normals, [3n]. */
+  readonly normal: Float64Array;
+  /** The prescribed normal component z_i of the solve's Δv, [n]. */
+  readonly target: Float64Array;
+  private readonly released: Uint8Array;
+  /** The gap of each constrained particle at detection, m. */
+  private readonly gap: Float64Array;
+  private readonly mu: Float64Array;
+  /** Constrained particles in the last detection (for statistics and tests). */
+  count = 0;
+
+  constructor(private readonly model: Model) {
+    const n = model.particleCount;
+    [this.active, this.released] = [new Uint8Array(n), new Uint8Array(n)];
+    [this.normal, this.target, this.mu] = [new Float64Array(3 * n), new Float64Array(n), new Float64Array(n)];
+    this.gap = new Float64Array(n);
+  }
+
+  /** The constraints of a solve for Δv at (x, v) and step h. */
+  detect(x: RealArray, v: RealArray, h: number): void {
+    const { model } = this;
+    const gravity = Math.hypot(...model.gravity);
+    this.count = 0;
+    for (let i = 0; i < model.particleCount; i++) {
+      this.active[i] = 0;
+      if (model.particleInvMass[i] === 0) continue;
+      const k = 3 * i;
+      const reach = h * Math.hypot(v[k]!, v[k + 1]!, v[k + 2]!) + h * h * gravity;
+      const c = nearestContact(model.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], reach);
+      const released = this.released[i];
+      this.released[i] = 0;
+      if (!c) continue;
+      const vn = v[k]! * c.normal[0] + v[k + 1]! * c.normal[1] + v[k + 2]! * c.normal[2];
+      if (c.gap >= 0 && (released || vn > 1e-6 * h * gravity)) continue;
+      this.active[i] = 1;
+      this.normal.set(c.normal, k);
+      this.target[i] = -Math.max(c.gap, 0) / h - vn;
+      this.gap[i] = c.gap;
+      this.mu[i] = model.colliders[c.collider]!.friction;
+      this.count++;
+    }
+  }
+
+  /** u ← S u: the normal component removed on constrained particles. */
+  filter(u: RealArray): void {
+    for (let i = 0; i < this.active.length; i++) {
+      if (!this.active[i]) continue;
+      const k = 3 * i;
+      const un = u[k]! * this.normal[k]! + u[k + 1]! * this.normal[k + 1]! + u[k + 2]! * this.normal[k + 2]!;
+      for (let d = 0; d < 3; d++) u[k + d] = u[k + d]! - un * this.normal[k + d]!;
+    }
+  }
+
+  /** x₀ = z: the prescribed normal components, 0 elsewhere. */
+  start(x: RealArray): void {
+    x.fill(0);
+    for (let i = 0; i < this.active.length; i++)
+      if (this.active[i])
+        for (let d = 0; d < 3; d++) x[3 * i + d] = this.target[i]! * this.normal[3 * i + d]!;
+  }
+
+  /**
+   * After the solve: `residual` = A Δv − b; releases adhesive contacts, applies friction to Δv
+   * (`solution`) with the velocity v, and moves particles behind a surface onto it (x).
+   */
+  respond(residual: RealArray, solution: RealArray, v: RealArray, x: RealArray): void {
+    const { model } = this;
+    const vNext = new Float64Array(3);
+    for (let i = 0; i < this.active.length; i++) {
+      if (!this.active[i]) continue;
+      const k = 3 * i;
+      const n = this.normal.subarray(k, k + 3);
+      if (this.gap[i]! < 0) for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - this.gap[i]! * n[d]!;
+      const lambda = residual[k]! * n[0]! + residual[k + 1]! * n[1]! + residual[k + 2]! * n[2]!;
+      this.released[i] = lambda < 0 ? 1 : 0;
+      if (!(lambda > 0)) continue;
+      for (let d = 0; d < 3; d++) vNext[d] = v[k + d]! + solution[k + d]!;
+      friction(vNext, 0, n, this.mu[i]!, lambda / model.particleMass[i]!);
+      for (let d = 0; d < 3; d++) solution[k + d] = vNext[d]! - v[k + d]!;
+    }
+  }
+
+  /**
+   * Explicit steps, after a step of h: positions onto the surfaces, inward normal velocity
+   * removed, friction; the tangential velocity friction removed is taken back from the step's
+   * motion too (x −= h Δv_t, exact for symplectic Euler's x₊ = x + h v₊).
+   */
+  project(x: RealArray, v: RealArray, h: number): void {
+    const { model } = this;
+    const before = new Float64Array(3);
+    for (let i = 0; i < model.particleCount; i++) {
+      if (model.particleInvMass[i] === 0) continue;
+      const k = 3 * i;
+      const c = nearestContact(model.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], 0);
+      if (!c) continue;
+      const n = c.normal;
+      for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - c.gap * n[d]!;
+      const vn = v[k]! * n[0] + v[k + 1]! * n[1] + v[k + 2]! * n[2];
+      if (vn >= 0) continue;
+      for (let d = 0; d < 3; d++) v[k + d] = v[k + d]! - vn * n[d]!;
+      before.set(v.subarray(k, k + 3));
+      friction(v, k, n, model.colliders[c.collider]!.friction, -vn);
+      for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! + h * (v[k + d]! - before[d]!);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Contacts with a model's colliders as ops of the scheme's program (src/integrators/program.ts):
+ * implicit Euler constrains its solve (`contacts` before it, `contactForces` after it: Baraff &
+ * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). The other
+ * implicit schemes solve for other unknowns (Newmark's a₊, Newton's increments) whose constraints
+ * are not written yet, and adaptive ones retry steps: they refuse colliders, as WebGPU does for
+ * now (its executor has no kernels for these ops).
+ */
+import { WeftInputError } from '../core/errors.ts';
+import type { IntegratorName } from './catalog.ts';
+import { INTEGRATORS } from './catalog.ts';
+import type { Op, Program } from './program.ts';
+
+/** Throws when colliders cannot be used with this integrator on this backend, naming why. */
+export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu'): void {
+  if (colliderCount === 0) return;
+  const family = INTEGRATORS[integrator].family;
+  if (backend === 'webgpu')
+    throw new WeftInputError('colliders', "are not supported on WebGPU yet: use backend 'cpu', or a model without colliders");
+  if (family === 'adaptive')
+    throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
+  if (family === 'implicit' && integrator !== 'implicit-euler')
+    throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
+} // prettier-ignore
+
+/** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
+export function withContacts(program: Program, integrator: IntegratorName, colliderCount: number): Program {
+  requireContactSupport(colliderCount, integrator, 'cpu');
+  if (colliderCount === 0) return program;
+  if (!program.implicit) {
+    const project: Op = { op: 'project', x: 'x', v: 'v' };
+    return { ...program, startup: [...program.startup, project], step: [...program.step, project] };
+  }
+  const step = program.step.flatMap((op): Op[] =>
+    op.op === 'solve'
+      ? [
+          { op: 'contacts', x: 'x', v: 'v' },
+          op,
+          { op: 'contactForces', solution: op.to, rhs: op.rhs, v: 'v', x: 'x' },
+        ]
+      : [op],
+  );
+  return { ...program, step };
+}

@@ -1,0 +1,222 @@
+/**
+ * Colliders on the CPU (issue 13): the signed distances against closed forms, a particle dropped on
+ * each shape resting on its surface, Coulomb's cone on an incline (sticks at tan θ < μ, slides
+ * with a = g (sin θ − μ cos θ) beyond), a cloth dropped on a sphere ending outside it, energy that
+ * does not grow in a long resting contact, and clear errors.
+ */
+import { describe, expect, test } from 'vitest';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  energy,
+  WeftInputError,
+  type Model,
+} from '../src/index.ts';
+import { colliderDistance, resolveCollider } from '../src/internal.ts';
+
+type Shape = Parameters<typeof resolveCollider>[0];
+
+/** One free particle of mass 0.1 kg at `at`, at rest, no springs. */
+function particle(at: readonly number[], colliders: readonly Shape[], velocity = [0, 0, 0]): Model {
+  return createModel({ positions: at, velocities: velocity, masses: [0.1], springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
+}
+
+describe('signed distances and normals against closed forms', () => {
+  test.each([
+    ['plane, above', { shape: 'plane', point: [0, 1, 0], normal: [0, 2, 0] }, [3, 1.5, -2], 0.5, [0, 1, 0]],
+    [
+      'plane, below',
+      { shape: 'plane', point: [0, 0, 0], normal: [1, 1, 0] },
+      [-1, 0, 0],
+      -Math.SQRT1_2,
+      [Math.SQRT1_2, Math.SQRT1_2, 0],
+    ],
+    ['sphere, outside', { shape: 'sphere', center: [1, 0, 0], radius: 0.5 }, [1, 0, 2], 1.5, [0, 0, 1]],
+    ['sphere, inside', { shape: 'sphere', center: [0, 0, 0], radius: 1 }, [0, -0.25, 0], -0.75, [0, -1, 0]],
+    [
+      'capsule, beside the segment',
+      { shape: 'capsule', a: [0, 0, 0], b: [2, 0, 0], radius: 0.1 },
+      [1.5, 0.4, 0],
+      0.3,
+      [0, 1, 0],
+    ],
+    [
+      'capsule, past its end',
+      { shape: 'capsule', a: [0, 0, 0], b: [2, 0, 0], radius: 0.1 },
+      [2, 0, -0.6],
+      0.5,
+      [0, 0, -1],
+    ],
+    ['box, face', { shape: 'box', center: [0, 0, 0], halfExtents: [1, 2, 3] }, [0, 2.5, 0], 0.5, [0, 1, 0]],
+    [
+      'box, corner',
+      { shape: 'box', center: [0, 0, 0], halfExtents: [1, 1, 1] },
+      [2, 2, 1],
+      Math.SQRT2,
+      [Math.SQRT1_2, Math.SQRT1_2, 0],
+    ],
+    [
+      'box, inside, nearest face',
+      { shape: 'box', center: [0, 0, 0], halfExtents: [1, 2, 3] },
+      [0.8, 0, 0],
+      -0.2,
+      [1, 0, 0],
+    ],
+  ] as const)('%s', (_, shape, x, distance, normal) => {
+    const got = colliderDistance(resolveCollider(shape, 0), x);
+    expect(got.distance).toBeCloseTo(distance, 12);
+    got.normal.forEach((n, d) => expect(n).toBeCloseTo(normal[d]!, 12));
+  });
+});
+
+const THICKNESS = 0.01;
+const SHAPES: [string, Shape, number[]][] = [
+  ['plane', { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }, [0.3, 0.2, 0]],
+  ['sphere', { shape: 'sphere', center: [0, -1, 0], radius: 1, thickness: THICKNESS }, [0, 0.2, 0]],
+  [
+    'capsule',
+    { shape: 'capsule', a: [-1, -0.5, 0], b: [1, -0.5, 0], radius: 0.5, thickness: THICKNESS },
+    [0.4, 0.2, 0],
+  ],
+  [
+    'box',
+    { shape: 'box', center: [0, -0.5, 0], halfExtents: [1, 0.5, 1], thickness: THICKNESS },
+    [0.2, 0.2, 0.3],
+  ],
+];
+
+describe.each(['implicit-euler', 'symplectic-euler'] as const)('%s', (integrator) => {
+  const dt = integrator === 'implicit-euler' ? 1 / 60 : 1 / 240;
+
+  test.each(SHAPES)(
+    'a particle dropped on a %s rests on it at the thickness, at rest',
+    async (_, shape, start) => {
+      const model = particle(start, [shape]);
+      const simulation = await createSimulation(model, { integrator, dt });
+      simulation.step(Math.round(2 / dt));
+      const { positions, velocities } = await simulation.readState();
+      const { distance } = colliderDistance(model.colliders[0]!, [
+        positions[0]!,
+        positions[1]!,
+        positions[2]!,
+      ]);
+      // Implicit Euler lands each contact exactly on the offset surface (g + h v₊·n = 0, to round-off);
+      // the explicit projection puts it there after each step.
+      expect(Math.abs(distance - THICKNESS)).toBeLessThan(1e-9);
+      expect(Math.hypot(velocities[0]!, velocities[1]!, velocities[2]!)).toBeLessThan(1e-9);
+      expect(positions[1]).toBeLessThan(0.2 - 0.1); // it did fall
+    },
+  );
+
+  // An incline through the origin rising along x: normal (−sin θ, cos θ, 0), μ = 0.5 (tan θ* = 0.5, θ* = 26.6°).
+  const incline = (degrees: number): { model: Model; down: number[] } => {
+    const t = (degrees * Math.PI) / 180;
+    const n = [-Math.sin(t), Math.cos(t), 0];
+    const at = n.map((c) => c * THICKNESS);
+    const model = particle(at, [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
+    return { model, down: [-Math.cos(t), -Math.sin(t), 0] };
+  };
+
+  test('on an incline at 20° (tan θ = 0.36 < μ = 0.5) the particle sticks', async () => {
+    const { model } = incline(20);
+    const simulation = await createSimulation(model, { integrator, dt });
+    simulation.step(Math.round(1 / dt));
+    const { positions } = await simulation.readState();
+    const moved = Math.hypot(...[0, 1, 2].map((d) => positions[d]! - model.particlePositions[d]!));
+    expect(moved).toBeLessThan(1e-9);
+  });
+
+  test('on an incline at 35° (tan θ = 0.70 > μ) it slides with a = g (sin θ − μ cos θ)', async () => {
+    const { model, down } = incline(35);
+    const simulation = await createSimulation(model, { integrator, dt });
+    const T = 1;
+    simulation.step(Math.round(T / dt));
+    const { positions } = await simulation.readState();
+    const along = [0, 1, 2].reduce((s, d) => s + (positions[d]! - model.particlePositions[d]!) * down[d]!, 0);
+    const t = (35 * Math.PI) / 180;
+    const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+    // First-order schemes: the distance after N steps is a h² N(N ± 1)/2, within h/T of ½ a T².
+    expect(Math.abs(along / (0.5 * a * T * T) - 1)).toBeLessThan(1.5 * (dt / T));
+  });
+});
+
+test('a 16² cloth dropped on a sphere (implicit Euler, dt = 1/60) ends outside it, resting', async () => {
+  const sphere = {
+    shape: 'sphere',
+    center: [0, 0, 0],
+    radius: 0.3,
+    friction: 0.8,
+    thickness: THICKNESS,
+  } as const;
+  const cloth = buildCloth({ nx: 16, ny: 16, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', orientation: 'horizontal' }); // prettier-ignore
+  const positions = Float64Array.from(cloth.particlePositions, (x, k) => (k % 3 === 1 ? x + 0.45 : x - 0.45));
+  const model = createModel({ positions, masses: cloth.particleMass, springPairs: cloth.springIndices, springStiffness: cloth.springStiffness, springRestLengths: cloth.springRestLength, springDamping: cloth.springDamping, colliders: [sphere] }); // prettier-ignore
+  const simulation = await createSimulation(model, {
+    integrator: 'implicit-euler',
+    dt: 1 / 60,
+    solver: 'pcg',
+    tolerance: 1e-6,
+  });
+  simulation.step(240);
+  const state = await simulation.readState();
+  const stats = (await simulation.readSolverStats())!;
+  expect(stats.unconvergedSolves).toBe(0);
+  let [inside, closest] = [0, Infinity];
+  for (let i = 0; i < model.particleCount; i++) {
+    const x = [state.positions[3 * i]!, state.positions[3 * i + 1]!, state.positions[3 * i + 2]!] as const;
+    const { distance } = colliderDistance(model.colliders[0]!, x);
+    closest = Math.min(closest, distance);
+    if (distance < 0) inside++;
+  }
+  console.log(`16² cloth on a sphere: closest particle ${closest.toExponential(3)} m from the surface (thickness ${THICKNESS} m), fastest ${Math.max(...state.velocities.map(Math.abs)).toFixed(3)} m/s, ${stats.linearIterations / stats.linearSolves} CG iterations per solve`); // prettier-ignore
+  expect(inside).toBe(0);
+  // Constrained particles end on the offset surface to the solver's tolerance.
+  expect(closest).toBeGreaterThan(THICKNESS - 1e-4);
+  // It draped: the cloth's lowest point fell below the sphere's top, and has come to rest.
+  expect(Math.min(...state.positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.2);
+  // At rest: the kinetic energy left is under 0.1 % of the potential energy the fall released.
+  const [start, end] = [energy(model, model.particlePositions, model.particleVelocities), energy(model, state.positions, state.velocities)]; // prettier-ignore
+  expect(end.kinetic).toBeLessThan(1e-3 * (start.gravity - end.gravity));
+}, 60_000);
+
+test('resting contact, 10⁴ implicit-Euler steps: energy never grows', async () => {
+  const model = particle(
+    [0, THICKNESS, 0],
+    [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }],
+  );
+  const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt: 1 / 60 });
+  const e0 = energy(model, model.particlePositions, model.particleVelocities).total;
+  let highest = -Infinity;
+  for (let k = 0; k < 100; k++) {
+    simulation.step(100);
+    const s = await simulation.readState();
+    highest = Math.max(highest, energy(model, s.positions, s.velocities).total);
+  }
+  expect(highest).toBeLessThanOrEqual(e0 + 1e-12);
+});
+
+describe('errors', () => {
+  test.each([
+    [{ shape: 'sphere', center: [0, 0, 0], radius: -1 }, 'colliders[0].radius'],
+    [{ shape: 'cone', center: [0, 0, 0] }, 'colliders[0].shape'],
+    [{ shape: 'plane', point: [0, 0, 0], normal: [0, 0, 0] }, 'colliders[0].normal'],
+    [{ shape: 'box', center: [0, 0], halfExtents: [1, 1, 1] }, 'colliders[0].center'],
+    [{ shape: 'box', center: [0, 0, 0], halfExtents: [1, 0, 1] }, 'colliders[0].halfExtents[1]'],
+    [{ shape: 'capsule', a: [0, 0, 0], b: [1, 0, 0], radius: 0.1, friction: -0.5 }, 'colliders[0].friction'],
+  ])('%o names %s', (collider, field) => {
+    expect(() => particle([0, 1, 0], [collider as Shape])).toThrow(expect.objectContaining({ name: 'WeftInputError', field })); // prettier-ignore
+  });
+
+  test.each([
+    [{ integrator: 'newmark', dt: 0.01 }, /newmark/],
+    [{ integrator: 'rk45', accuracy: 1e-3 }, /adaptive/],
+    [{ integrator: 'implicit-euler', dt: 0.01, backend: 'webgpu' }, /WebGPU/],
+  ] as const)('%o refuses colliders with a clear error', async (options, message) => {
+    const model = particle([0, 1, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }]);
+    const error = await createSimulation(model, options as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WeftInputError);
+    expect((error as WeftInputError).field).toBe('colliders');
+    expect((error as Error).message).toMatch(message);
+  });
+});
