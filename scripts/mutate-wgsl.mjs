@@ -2,7 +2,7 @@
 // A small mutation tester for shaders/*.wgsl (issue 14): one mutant at a time — an arithmetic
 // operator flipped (+ ↔ −, * → /), a comparison moved (< ↔ <=, > ↔ >=), or a float constant
 // changed (×2). A mutant is killed when a case of test/helpers/wgsl-quick-cases.ts fails (every
-// kernel once on a 9 × 7 cloth, GPU against the CPU path, float32; test/gpu-kernels-quick.test.ts
+// kernel once on an 8 × 6 cloth, GPU against the CPU path, float32; test/gpu-kernels-quick.test.ts
 // runs the same cases), or when the GPU run hangs past --timeout (a timeout, counted as killed, as
 // Stryker counts them). Shaders on disk are never written: one vitest process
 // (vitest.mutate-wgsl.config.ts, test/wgsl-mutants.run.ts) serves each mutant's text through a Vite
