@@ -3,8 +3,9 @@
  * implicit Euler constrains its solve (`contacts` before it, `contactForces` after it: Baraff &
  * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). The other
  * implicit schemes solve for other unknowns (Newmark's a₊, Newton's increments) whose constraints
- * are not written yet, and adaptive ones retry steps: they refuse colliders, as WebGPU does for
- * now (its executor has no kernels for these ops).
+ * are not written yet, and adaptive ones retry steps: they refuse colliders. On WebGPU only
+ * `project` has kernels so far (shaders/contact-project.wgsl): implicit Euler's constrained solve
+ * runs on the CPU only.
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
@@ -15,17 +16,22 @@ import type { Op, Program } from './program.ts';
 export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu'): void {
   if (colliderCount === 0) return;
   const family = INTEGRATORS[integrator].family;
-  if (backend === 'webgpu')
-    throw new WeftInputError('colliders', "are not supported on WebGPU yet: use backend 'cpu', or a model without colliders");
   if (family === 'adaptive')
     throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
   if (family === 'implicit' && integrator !== 'implicit-euler')
     throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
+  if (family === 'implicit' && backend === 'webgpu')
+    throw new WeftInputError('colliders', `with '${integrator}' are not supported on WebGPU yet: use backend 'cpu', or an explicit or multistep integrator`);
 } // prettier-ignore
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
-export function withContacts(program: Program, integrator: IntegratorName, colliderCount: number): Program {
-  requireContactSupport(colliderCount, integrator, 'cpu');
+export function withContacts(
+  program: Program,
+  integrator: IntegratorName,
+  colliderCount: number,
+  backend: 'cpu' | 'webgpu' = 'cpu',
+): Program {
+  requireContactSupport(colliderCount, integrator, backend);
   if (colliderCount === 0) return program;
   if (!program.implicit) {
     const project: Op = { op: 'project', x: 'x', v: 'v' };

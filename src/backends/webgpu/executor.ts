@@ -42,6 +42,7 @@ import {
   type ExecutorServices,
 } from './dispatch.ts';
 import { GpuImplicitOps } from './implicit-ops.ts';
+import { GpuContacts } from './contact-ops.ts';
 import { GpuCorrectorOps } from './corrector-ops.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
 
@@ -62,6 +63,8 @@ export class WebGpuExecutor implements ExecutorServices {
   dispatchesEncoded = 0;
   /** The corrector (predictor–correctors only). */
   readonly corrector: GpuCorrectorOps | null;
+  /** Contacts with the model's colliders, made when a program first projects. */
+  private contacts: GpuContacts | null = null;
   /** The implicit ops (programs with a linear system only). */
   readonly implicit: GpuImplicitOps | null;
   readonly create: ReturnType<typeof bufferFactory>;
@@ -209,6 +212,7 @@ export class WebGpuExecutor implements ExecutorServices {
       } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
       else if (op.op === 'norm') out.push(this.norm(op, heads));
       else if (op.op === 'correct') this.corrector!.compile(heads, out);
+      else if (op.op === 'project') out.push((this.contacts ??= new GpuContacts(this)).project(op, heads));
       else if (this.implicit) this.implicit.compile(op, heads, out);
       else throw new Error(`'${op.op}' needs a program with a linear system`);
     }

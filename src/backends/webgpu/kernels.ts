@@ -26,6 +26,8 @@ import mgProlong from '../../../shaders/mg-prolong.wgsl?raw';
 import mgCoarseSolve from '../../../shaders/mg-coarse-solve.wgsl?raw';
 import mgProduct from '../../../shaders/mg-product.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
+import colliders from '../../../shaders/colliders.wgsl?raw';
+import contactProject from '../../../shaders/contact-project.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -48,8 +50,15 @@ const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlon
 
 const PROGRAM = { programForces, programGather, programCombine, programNorm };
 
+/** Contacts with colliders: colliders.wgsl prepended. */
+const CONTACT = { contactProject };
+
 export type KernelName =
-  keyof typeof EXPLICIT | keyof typeof IMPLICIT | keyof typeof PROGRAM | keyof typeof MULTIGRID;
+  | keyof typeof EXPLICIT
+  | keyof typeof IMPLICIT
+  | keyof typeof PROGRAM
+  | keyof typeof MULTIGRID
+  | keyof typeof CONTACT;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
@@ -71,6 +80,10 @@ export function kernels(): Record<KernelName, KernelLayout> {
     ...Object.entries(PROGRAM).map(([name, source]) => [
       name,
       reflectKernel(`${common}\n${programVectors}\n${source}`),
+    ]),
+    ...Object.entries(CONTACT).map(([name, source]) => [
+      name,
+      reflectKernel(`${common}\n${programVectors}\n${colliders}\n${source}`),
     ]),
   ]) as Record<KernelName, KernelLayout>;
   return reflected;

@@ -29,6 +29,7 @@ import type { Program } from '../../integrators/program.ts';
 import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
 import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
+import { withContacts } from '../../integrators/contact-programs.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { advanceInChunks, nextTask, requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
@@ -137,7 +138,8 @@ export class WebGpuSimulation implements GpuSimulation {
     private readonly ownsDevice: boolean,
     adapterName: string,
   ) {
-    const { program, dt, implicit } = programOf(options, model.particleCount);
+    const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
+    const program = withContacts(scheme, options.integrator, model.colliders.length, 'webgpu');
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
     this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);

@@ -1,0 +1,38 @@
+// Explicit steps' contacts, one thread per particle, after a step of h (CPU mirror:
+// CpuContacts.project, src/backends/cpu/contacts.ts): a particle behind a surface is moved onto
+// it, an inward normal velocity v·n < 0 removed (Δv_n = −v·n), Coulomb friction removes up to
+// μ Δv_n of the tangential velocity, and that change is taken back from the step's motion
+// (x += h Δv_t, exact for symplectic Euler's x₊ = x + h v₊).
+
+struct ProjectOp {
+  h: f32,  // the step, s
+}
+
+// xRef, vRef (program-vectors.wgsl): the state projected.
+
+@group(0) @binding(5) var<uniform> op: ProjectOp;
+@group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;  // 1/kg; 0: fixed
+
+@compute @workgroup_size(workgroupSize)
+fn contactProjectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let i = threadIndex(id, groups);
+  if (i >= params.particleCount || particleInvMass[i] == 0.0) {
+    return;
+  }
+  var x = loadVector(xRef, i);
+  let c = nearestContact(x, 0.0);
+  if (c.collider < 0) {
+    return;
+  }
+  x -= c.gap * c.normal;
+  var v = loadVector(vRef, i);
+  let vn = dot(v, c.normal);
+  if (vn < 0.0) {
+    v -= vn * c.normal;
+    let before = v;
+    v = friction(v, c.normal, colliders[c.collider].friction, -vn);
+    x += op.h * (v - before);
+    storeVector(vRef, i, v);
+  }
+  storeVector(xRef, i, x);
+}

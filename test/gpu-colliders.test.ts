@@ -1,0 +1,108 @@
+/**
+ * Colliders on WebGPU (Node, SwiftShader) against the CPU reference in float32 storage: explicit
+ * and multistep schemes project contacts after each step (shaders/contact-project.wgsl), the
+ * same model as src/backends/cpu/contacts.ts. A particle dropped on each shape rests at the
+ * thickness, one on an incline slides by a = g (sin θ − μ cos θ), and a cloth falling on a sphere
+ * matches the CPU and ends outside it.
+ */
+import { expect, test } from 'vitest';
+import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
+import { colliderDistance } from '../src/internal.ts';
+import { expectClose } from './helpers/expect-close.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+
+const node = useNodeDevice((device) => device);
+const THICKNESS = 0.01;
+
+const SHAPES = [
+  ['plane', { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }],
+  ['sphere', { shape: 'sphere', center: [0, -1, 0], radius: 1, thickness: THICKNESS }],
+  ['capsule', { shape: 'capsule', a: [-1, -0.5, 0], b: [1, -0.5, 0], radius: 0.5, thickness: THICKNESS }],
+  ['box', { shape: 'box', center: [0, -0.5, 0], halfExtents: [1, 0.5, 1], thickness: THICKNESS }],
+] as const;
+
+/** Three free particles, 0.1 kg, dropped from 0.2 m above the origin region (one on the incline's slope when given). */
+function drops(collider: object): Model {
+  return createModel({ positions: [0.1, 0.2, 0, 0.3, 0.25, 0.2, -0.2, 0.15, -0.1], masses: [0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, colliders: [collider as never] }); // prettier-ignore
+}
+
+async function both(model: Model, integrator: string, dt: number, steps: number) {
+  const gpu = await createSimulation(model, { integrator: integrator as 'rk4', dt, backend: 'webgpu', device: node.runner() }); // prettier-ignore
+  const cpu = await createSimulation(model, { integrator: integrator as 'rk4', dt, precision: 'f32' });
+  try {
+    gpu.step(steps);
+    cpu.step(steps);
+    return { gpu: await gpu.readState(), cpu: await cpu.readState() };
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}
+
+test.each(
+  ['symplectic-euler', 'rk4', 'adams-bashforth-2'].flatMap((integrator) => SHAPES.map(([name, shape]) => [integrator, name, shape] as const)), // prettier-ignore
+)(
+  '%s, particles dropped on a %s: rest at the thickness on the GPU, as on the CPU',
+  async (integrator, _, shape) => {
+    const model = drops(shape);
+    const { gpu, cpu } = await both(model, integrator, 1 / 240, 240);
+    for (let i = 0; i < 3; i++) {
+      const x = [gpu.positions[3 * i]!, gpu.positions[3 * i + 1]!, gpu.positions[3 * i + 2]!] as const;
+      // float32: the surface at the thickness to a few ulps of the coordinates (~1e-7 m).
+      expect(Math.abs(colliderDistance(model.colliders[0]!, x).distance - THICKNESS)).toBeLessThan(1e-6);
+    }
+    expect(Math.max(...gpu.velocities.map(Math.abs))).toBeLessThan(1e-5);
+    // On a curved surface a particle slides until friction holds it; whether a step sticks is a
+    // threshold float32 round-off can move by a step, and one step's slide is ≤ g h²: 2 g h² there.
+    const flat = shape.shape === 'plane' || shape.shape === 'box';
+    const h = 1 / 240;
+    expectClose(gpu.positions, cpu.positions, flat ? 1e-6 : 2 * 9.81 * h * h, `${integrator}: positions GPU vs CPU f32 (m)`); // prettier-ignore
+  },
+  60_000,
+);
+
+test('symplectic Euler on a 35° incline, μ = 0.5: the GPU slides as the CPU does, by ½ g (sin θ − μ cos θ) t²', async () => {
+  const t = (35 * Math.PI) / 180;
+  const n = [-Math.sin(t), Math.cos(t), 0];
+  const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
+  const dt = 1 / 240;
+  const { gpu, cpu } = await both(model, 'symplectic-euler', dt, 240);
+  const down = [-Math.cos(t), -Math.sin(t), 0];
+  const along = [0, 1, 2].reduce(
+    (s, d) => s + (gpu.positions[d]! - model.particlePositions[d]!) * down[d]!,
+    0,
+  );
+  const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+  expect(Math.abs(along / (0.5 * a) - 1)).toBeLessThan(1.5 * dt);
+  expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
+}, 60_000);
+
+test('an 8² cloth falling on a sphere (symplectic Euler): GPU = CPU f32, no particle inside', async () => {
+  const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', orientation: 'horizontal' }); // prettier-ignore
+  const positions = Float64Array.from(cloth.particlePositions, (x, k) => (k % 3 === 1 ? x + 0.35 : x - 0.28));
+  const sphere = {
+    shape: 'sphere',
+    center: [0, 0, 0],
+    radius: 0.25,
+    friction: 0.5,
+    thickness: THICKNESS,
+  } as const;
+  const model = createModel({ positions, masses: cloth.particleMass, springPairs: cloth.springIndices, springStiffness: cloth.springStiffness, springRestLengths: cloth.springRestLength, springDamping: cloth.springDamping, colliders: [sphere] }); // prettier-ignore
+  const { gpu, cpu } = await both(model, 'symplectic-euler', 1 / 480, 480);
+  let closest = Infinity;
+  for (let i = 0; i < model.particleCount; i++) {
+    const x = [gpu.positions[3 * i]!, gpu.positions[3 * i + 1]!, gpu.positions[3 * i + 2]!] as const;
+    closest = Math.min(closest, colliderDistance(model.colliders[0]!, x).distance);
+  }
+  expect(closest).toBeGreaterThan(THICKNESS - 1e-6);
+  // It draped: particles fell past the sphere's top.
+  expect(Math.min(...gpu.positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.2);
+  // Contacts switch on thresholds, so float32 round-off may move a contact by a step: compare to
+  // 1 mm (the cloth moved ~0.5 m).
+  expectClose(gpu.positions, cpu.positions, 1e-3, 'cloth on a sphere: positions GPU vs CPU f32 (m)');
+}, 60_000);
+
+test('implicit Euler with colliders on WebGPU is refused, naming colliders', async () => {
+  const model = drops(SHAPES[0][1]);
+  await expect(createSimulation(model, { integrator: 'implicit-euler', dt: 0.01, backend: 'webgpu', device: node.runner() })).rejects.toMatchObject({ field: 'colliders' }); // prettier-ignore
+});
