@@ -12,7 +12,7 @@ export {
   WeftDeviceLostError,
   type WeftErrorCode,
 } from './core/errors.ts';
-export { createModel, type Model, type ModelDescription } from './model/model.ts';
+export { createModel, withColliders, type Model, type ModelDescription } from './model/model.ts';
 export type {
   Collider,
   PlaneCollider,

@@ -4,12 +4,14 @@
  * with a = g (sin θ − μ cos θ) beyond), a cloth dropped on a sphere ending outside it, energy that
  * does not grow in a long resting contact, and clear errors.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import {
   buildCloth,
   createModel,
   createSimulation,
   energy,
+  parseScene,
   WeftInputError,
   type Model,
 } from '../src/index.ts';
@@ -195,6 +197,20 @@ test('resting contact, 10⁴ implicit-Euler steps: energy never grows', async ()
   }
   expect(highest).toBeLessThanOrEqual(e0 + 1e-12);
 });
+
+test('examples/scenes/cloth-on-sphere.json: the scene colliders reach the model; after 2 s no particle is inside either', async () => {
+  const model = parseScene(
+    JSON.parse(readFileSync(new URL('../examples/scenes/cloth-on-sphere.json', import.meta.url), 'utf8')),
+  );
+  expect(model.colliders.map((c) => c.shape)).toEqual(['sphere', 'plane']);
+  const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt: 1 / 60 });
+  simulation.step(120);
+  const { positions } = await simulation.readState();
+  for (let i = 0; i < model.particleCount; i++) {
+    const x = [positions[3 * i]!, positions[3 * i + 1]!, positions[3 * i + 2]!] as const;
+    for (const c of model.colliders) expect(colliderDistance(c, x).distance).toBeGreaterThan(0);
+  }
+}, 60_000);
 
 describe('errors', () => {
   test.each([

@@ -247,6 +247,14 @@ export function createModel(description: ModelDescription): Model {
   };
 }
 
+/**
+ * `model` with `colliders` (validated, fields named `colliders[k].…`): for models a builder or
+ * {@link meshToModel} made.
+ */
+export function withColliders(model: Model, colliders: readonly Collider[]): Model {
+  return { ...model, colliders: resolveColliders(colliders) };
+}
+
 function resolveColliders(colliders: unknown): ResolvedCollider[] {
   if (colliders === undefined) return [];
   if (!Array.isArray(colliders))

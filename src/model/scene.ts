@@ -1,11 +1,12 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, type Model } from './model.ts';
+import { createModel, withColliders, type Model } from './model.ts';
+import type { Collider } from './colliders.ts';
 import schema from './scene.schema.json';
 
 /**
  * The scene file of `weft run` (documented in README.md): explicit particles and springs, or a
- * builder (`cloth` or `rope`) with its options. `gravity` applies to either.
+ * builder (`cloth` or `rope`) with its options. `gravity` and `colliders` apply to either.
  */
 export type SceneFile =
   | {
@@ -17,9 +18,10 @@ export type SceneFile =
         damping?: number | number[];
       };
       gravity?: [number, number, number];
+      colliders?: Collider[];
     }
-  | { cloth: ClothOptions; gravity?: [number, number, number] }
-  | { rope: RopeOptions; gravity?: [number, number, number] };
+  | { cloth: ClothOptions; gravity?: [number, number, number]; colliders?: Collider[] }
+  | { rope: RopeOptions; gravity?: [number, number, number]; colliders?: Collider[] };
 
 type Json = Record<string, unknown>;
 
@@ -65,7 +67,7 @@ function gravityOf(json: Json): { gravity?: [number, number, number] } {
 }
 
 /** A field's type in src/model/scene.schema.json, the one description of the scene format. */
-type FieldKind = 'number' | 'numbers' | 'numberOrNumbers' | 'vector' | 'string' | 'pins';
+type FieldKind = 'number' | 'numbers' | 'numberOrNumbers' | 'vector' | 'string' | 'pins' | 'colliders';
 
 interface SchemaObject {
   readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -101,6 +103,9 @@ function checkFields(field: string, json: Json, object: SchemaObject): void {
     }
     if (kind === 'numbers' || (kind === 'pins' && typeof value !== 'string')) numbers(name, value);
     if (kind === 'numberOrNumbers') numberOrNumbers(name, value);
+    if (kind === 'colliders' && !Array.isArray(value)) {
+      throw new WeftInputError(name, `must be an array of colliders, got ${describeValue(value)}`);
+    }
     if (kind === 'vector' && numbers(name, value).length !== 3) {
       throw new WeftInputError(name, `must have 3 entries (x, y, z), got ${(value as unknown[]).length}`);
     }
@@ -124,9 +129,11 @@ export function parseScene(scene: unknown): Model {
     if (!(builder in json)) continue;
     checkFields('', json, { properties: variant(builder).properties });
     const options = builderOptions(builder, json[builder]);
-    return builder === 'cloth'
-      ? buildCloth({ ...(options as ClothOptions), ...gravityOf(json) })
-      : buildRope({ ...(options as RopeOptions), ...gravityOf(json) });
+    const model =
+      builder === 'cloth'
+        ? buildCloth({ ...(options as ClothOptions), ...gravityOf(json) })
+        : buildRope({ ...(options as RopeOptions), ...gravityOf(json) });
+    return json['colliders'] === undefined ? model : withColliders(model, json['colliders'] as Collider[]);
   }
   if (!('particles' in json))
     throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
@@ -147,6 +154,7 @@ export function parseScene(scene: unknown): Model {
     ...optional(particles['fixed'], 'fixed'),
     ...optional(springs['restLengths'], 'springRestLengths'),
     ...optional(springs['damping'], 'springDamping'),
+    ...optional(json['colliders'], 'colliders'),
     ...gravityOf(json),
   });
 }
