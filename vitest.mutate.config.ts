@@ -19,13 +19,13 @@ export default defineConfig({
   test: {
     include: narrowed ?? [
       'test/cpu-analytic.test.ts',
+      'test/cpu-core-formulas.test.ts',
       'test/cpu-convergence.test.ts',
       'test/cpu-implicit-convergence.test.ts',
       'test/cpu-implicit-recursion.test.ts',
       'test/cpu-linear-solvers.test.ts',
       'test/cpu-recursion.test.ts',
       'test/adaptive-*.test.ts',
-      'test/mutation-*.test.ts',
       'test/errors.test.ts',
       'test/options.test.ts',
       'test/simulation.test.ts',
