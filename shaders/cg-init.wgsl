@@ -15,32 +15,38 @@ override productRef: u32 = 0u;
 @group(0) @binding(6) var<storage, read> particleMass: array<f32>;            // 0: fixed
 @group(0) @binding(7) var<storage, read_write> partials: array<vec4<f32>>;    // per workgroup
 
-@compute @workgroup_size(workgroupSize)
+@compute @workgroup_size(groupThreads)
 fn cgInitMain(
-  @builtin(global_invocation_id) id: vec3<u32>,
   @builtin(num_workgroups) groups: vec3<u32>,
   @builtin(local_invocation_index) local: u32,
   @builtin(workgroup_id) group: vec3<u32>,
 ) {
-  let i = threadIndex(id, groups);
   var sums = vec4<f32>(0.0);
-  if (i < params.particleCount) {
-    let b = loadVector(rhsRef, i);
-    var r = b;
-    if (warm == 1u) {
-      r = b - loadVector(productRef, i);
-    } else {
-      storeVector(solutionRef, i, vec3<f32>(0.0));
+  for (var t = 0u; t < groupShare(); t++) {
+    let i = groupParticle(group, groups, local, t);
+    if (i < params.particleCount) {
+      sums += startAt(i);
     }
-    let z = preconditioned(i, r);
-    storeVector(residualRef, i, r);
-    storeVector(directionRef, i, z);
-    sums = vec4<f32>(dot(r, z), dot(b, b), 0.0, 0.0);
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {
     partials[groupIndex(group, groups)] = total;
   }
+}
+
+// Writes x, r and p of particle i and returns its terms of (r·z, b·b).
+fn startAt(i: u32) -> vec4<f32> {
+  let b = loadVector(rhsRef, i);
+  var r = b;
+  if (warm == 1u) {
+    r = b - loadVector(productRef, i);
+  } else {
+    storeVector(solutionRef, i, vec3<f32>(0.0));
+  }
+  let z = preconditioned(i, r);
+  storeVector(residualRef, i, r);
+  storeVector(directionRef, i, z);
+  return vec4<f32>(dot(r, z), dot(b, b), 0.0, 0.0);
 }
 
 fn preconditioned(i: u32, r: vec3<f32>) -> vec3<f32> {

@@ -100,20 +100,40 @@ fn springBlock(state: SpringState, beta: f32, gamma: f32) -> SymmetricBlock {
   return SymmetricBlock(gamma * k.x + along * n * n, along * vec3<f32>(n.x * n.y, n.x * n.z, n.y * n.z));
 }
 
+// Threads per workgroup of the kernels that reduce (those that call workgroupSum): a power of two
+// dividing workgroupSize, each thread taking workgroupSize / groupThreads of its workgroup's
+// workgroupSize particles (groupParticle), so the workgroup counts and CG's partials do not depend
+// on it. Set by the host (gpu-common.ts groupThreadsFor): workgroupSize on a GPU, one SIMD group
+// (4 threads) on a CPU adapter, where SwiftShader runs the SIMD groups of a workgroup that has
+// barriers as coroutines and a barrier switches between all of them (README, "Kernels and GPU
+// resources": that cost 3× the product's own work at 64 threads).
+override groupThreads: u32 = workgroupSize;
+
+// Particles per thread of a reducing kernel.
+fn groupShare() -> u32 {
+  return workgroupSize / groupThreads;
+}
+
+// The t-th particle of thread `local` (t < groupShare()): consecutive threads take consecutive
+// particles, as with one particle per thread.
+fn groupParticle(group: vec3<u32>, groups: vec3<u32>, local: u32, t: u32) -> u32 {
+  return groupIndex(group, groups) * workgroupSize + t * groupThreads + local;
+}
+
 var<workgroup> reductionScratch: array<vec4<f32>, workgroupSize>;
 
-// Sum of `value` over the workgroup in a fixed tree order (deterministic); every thread gets it.
-// Must be called from uniform control flow; workgroupSize must be a power of two.
+// Sum of `value` over the groupThreads threads of the workgroup in a fixed tree order
+// (deterministic); every thread gets it. Must be called from uniform control flow.
 fn workgroupSum(local: u32, value: vec4<f32>) -> vec4<f32> {
   reductionScratch[local] = value;
   workgroupBarrier();
-  for (var stride = workgroupSize / 2u; stride > 0u; stride /= 2u) {
+  for (var stride = groupThreads / 2u; stride > 0u; stride /= 2u) {
     if (local < stride) {
       reductionScratch[local] += reductionScratch[local + stride];
     }
     workgroupBarrier();
   }
-  return workgroupUniformLoad(&reductionScratch[0]);
+  return reductionScratch[0];
 }
 
 // Index of this workgroup in a 1-D or 2-D grid, for `partials`.

@@ -8,20 +8,21 @@ override solutionRef: u32 = 0u;  // x
 @group(0) @binding(4) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // D⁻¹ (0 when fixed)
 @group(0) @binding(5) var<storage, read_write> partials: array<vec4<f32>>;
 
-@compute @workgroup_size(workgroupSize)
+@compute @workgroup_size(groupThreads)
 fn jacobiUpdateMain(
-  @builtin(global_invocation_id) id: vec3<u32>,
   @builtin(num_workgroups) groups: vec3<u32>,
   @builtin(local_invocation_index) local: u32,
   @builtin(workgroup_id) group: vec3<u32>,
 ) {
-  let i = threadIndex(id, groups);
   var sums = vec4<f32>(0.0);
-  if (i < params.particleCount) {
-    let r = loadVector(rhsRef, i) - loadVector(productRef, i);
-    let dx = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
-    storeVector(solutionRef, i, loadVector(solutionRef, i) + dx);
-    sums = vec4<f32>(dot(r, r), 0.0, 0.0, 0.0);
+  for (var t = 0u; t < groupShare(); t++) {
+    let i = groupParticle(group, groups, local, t);
+    if (i < params.particleCount) {
+      let r = loadVector(rhsRef, i) - loadVector(productRef, i);
+      let dx = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
+      storeVector(solutionRef, i, loadVector(solutionRef, i) + dx);
+      sums.x += dot(r, r);
+    }
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {

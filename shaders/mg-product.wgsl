@@ -10,27 +10,34 @@ override residualRef: u32 = 0u;  // r
 
 @group(0) @binding(8) var<storage, read_write> partials: array<vec4<f32>>;
 
-@compute @workgroup_size(workgroupSize)
+@compute @workgroup_size(groupThreads)
 fn mgProductMain(
-  @builtin(global_invocation_id) id: vec3<u32>,
   @builtin(num_workgroups) groups: vec3<u32>,
   @builtin(local_invocation_index) local: u32,
   @builtin(workgroup_id) group: vec3<u32>,
 ) {
-  let i = threadIndex(id, groups);
   var sums = vec4<f32>(0.0);
-  if (i < nodeCount) {
-    let q = levelProduct(inputRef, i);
-    storeVector(productRef, i, q);
-    let p = loadVector(inputRef, i);
-    sums.x = dot(p, q);
-    if (withResidual == 1u) {
-      let r = loadVector(residualRef, i);
-      sums = vec4<f32>(sums.x, dot(r, p), dot(r, r), 0.0);
+  for (var t = 0u; t < groupShare(); t++) {
+    let i = groupParticle(group, groups, local, t);
+    if (i < nodeCount) {
+      sums += productAt(i);
     }
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {
     partials[groupIndex(group, groups)] = total;
   }
+}
+
+// Writes q_i and returns particle i's terms of (p·q, r·p, r·r).
+fn productAt(i: u32) -> vec4<f32> {
+  let q = levelProduct(inputRef, i);
+  storeVector(productRef, i, q);
+  let p = loadVector(inputRef, i);
+  var sums = vec4<f32>(dot(p, q), 0.0, 0.0, 0.0);
+  if (withResidual == 1u) {
+    let r = loadVector(residualRef, i);
+    sums = vec4<f32>(sums.x, dot(r, p), dot(r, r), 0.0);
+  }
+  return sums;
 }

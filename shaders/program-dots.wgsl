@@ -22,17 +22,18 @@ fn product(k: u32, u: u32, w: u32, i: u32) -> f32 {
   return dot(loadVector(u, i), loadVector(w, i));
 }
 
-@compute @workgroup_size(workgroupSize)
+@compute @workgroup_size(groupThreads)
 fn programDotsMain(
-  @builtin(global_invocation_id) id: vec3<u32>,
   @builtin(num_workgroups) groups: vec3<u32>,
   @builtin(local_invocation_index) local: u32,
   @builtin(workgroup_id) group: vec3<u32>,
 ) {
-  let i = threadIndex(id, groups);
   var value = vec4<f32>(0.0);
-  if (i < params.particleCount) {
-    value = vec4<f32>(product(0u, u0, w0, i), product(1u, u1, w1, i), product(2u, u2, w2, i), product(3u, u3, w3, i));
+  for (var t = 0u; t < groupShare(); t++) {
+    let i = groupParticle(group, groups, local, t);
+    if (i < params.particleCount) {
+      value += vec4<f32>(product(0u, u0, w0, i), product(1u, u1, w1, i), product(2u, u2, w2, i), product(3u, u3, w3, i));
+    }
   }
   let total = workgroupSum(local, value);
   if (local == 0u) {

@@ -39,10 +39,10 @@ struct ScalarStep {
 @group(0) @binding(8) var<storage, read_write> levelGroups: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read> levelGroupsFull: array<vec4<u32>>;
 
-@compute @workgroup_size(workgroupSize)
+@compute @workgroup_size(groupThreads)
 fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
   var sum = vec4<f32>(0.0);
-  for (var k = local; k < solver.partialCount; k += workgroupSize) {
+  for (var k = local; k < solver.partialCount; k += groupThreads) {
     sum += partials[k];
   }
   let total = workgroupSum(local, sum);

@@ -15,37 +15,45 @@ override residualRef: u32 = 0u;  // r
 @group(0) @binding(7) var<storage, read> particleMass: array<f32>;     // kg; 0: fixed
 @group(0) @binding(8) var<storage, read_write> partials: array<vec4<f32>>;
 
-@compute @workgroup_size(workgroupSize)
+@compute @workgroup_size(groupThreads)
 fn systemProductMain(
-  @builtin(global_invocation_id) id: vec3<u32>,
   @builtin(num_workgroups) groups: vec3<u32>,
   @builtin(local_invocation_index) local: u32,
   @builtin(workgroup_id) group: vec3<u32>,
 ) {
-  let i = threadIndex(id, groups);
   var sums = vec4<f32>(0.0);
-  if (i < params.particleCount) {
-    let m = particleMass[i];
-    var q = vec3<f32>(0.0);
-    if (m > 0.0) {
-      let pi = loadVector(inputRef, i);
-      q = solver.massCoefficient * m * pi;
-      let entries = params.particleCount + 1u;
-      for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
-        let state = springStates[incidence[entries + 2u * e] >> 1u];
-        let other = incidence[entries + 2u * e + 1u];
-        q += springBlockProduct(state, solver.dampingCoefficient, solver.stiffnessCoefficient, pi - loadVector(inputRef, other));
-      }
-      sums.x = dot(pi, q);
-    }
-    storeVector(productRef, i, q);
-    if (withResidual == 1u) {
-      let r = loadVector(residualRef, i);
-      sums = vec4<f32>(sums.x, dot(r, loadVector(inputRef, i)), dot(r, r), 0.0);
+  for (var t = 0u; t < groupShare(); t++) {
+    let i = groupParticle(group, groups, local, t);
+    if (i < params.particleCount) {
+      sums += productAt(i);
     }
   }
   let total = workgroupSum(local, sums);
   if (local == 0u) {
     partials[groupIndex(group, groups)] = total;
   }
+}
+
+// Writes q_i and returns particle i's terms of (p·q, r·p, r·r).
+fn productAt(i: u32) -> vec4<f32> {
+  var sums = vec4<f32>(0.0);
+  let m = particleMass[i];
+  var q = vec3<f32>(0.0);
+  let pi = loadVector(inputRef, i);
+  if (m > 0.0) {
+    q = solver.massCoefficient * m * pi;
+    let entries = params.particleCount + 1u;
+    for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
+      let state = springStates[incidence[entries + 2u * e] >> 1u];
+      let other = incidence[entries + 2u * e + 1u];
+      q += springBlockProduct(state, solver.dampingCoefficient, solver.stiffnessCoefficient, pi - loadVector(inputRef, other));
+    }
+    sums.x = dot(pi, q);
+  }
+  storeVector(productRef, i, q);
+  if (withResidual == 1u) {
+    let r = loadVector(residualRef, i);
+    sums = vec4<f32>(sums.x, dot(r, pi), dot(r, r), 0.0);
+  }
+  return sums;
 }

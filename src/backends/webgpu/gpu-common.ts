@@ -25,8 +25,9 @@ export function pipeline(
   let cache = pipelineCache.get(device);
   if (!cache) pipelineCache.set(device, (cache = new Map()));
   const kernel = kernels()[name];
+  const all = { groupThreads: groupThreadsFor(device, workgroupSize), ...constants };
   // Only the constants its entry point uses (a program's references are shared by several kernels).
-  const used = Object.entries(constants).filter(([key]) => kernel.overrides.has(key));
+  const used = Object.entries(all).filter(([key]) => kernel.overrides.has(key));
   const key = `${name}/${workgroupSize}/${JSON.stringify(used)}`;
   let found = cache.get(key);
   if (!found) {
@@ -47,6 +48,20 @@ export function pipeline(
     cache.set(key, found);
   }
   return found;
+}
+
+/**
+ * Threads per workgroup of the kernels that reduce (`groupThreads`, implicit-common.wgsl; each
+ * covers workgroupSize particles whatever it is): the workgroup size on a GPU, one SIMD group on a
+ * CPU adapter. SwiftShader runs each SIMD group of a workgroup that has barriers as a coroutine and
+ * switches between all of them at each barrier: at 64 threads, the CG product's reduction took 3×
+ * as long as its gather (README, "Kernels and GPU resources").
+ */
+export function groupThreadsFor(device: GPUDevice, workgroupSize: number): number {
+  const info = (device as { adapterInfo?: GPUAdapterInfo & { subgroupMaxSize?: number } }).adapterInfo;
+  const cpu = info?.isFallbackAdapter === true || info?.architecture === 'swiftshader';
+  if (!cpu) return workgroupSize;
+  return Math.min(workgroupSize, Math.max(1, info.subgroupMaxSize ?? 4));
 }
 
 /** Binds buffers to a kernel's variables by name, with binding numbers read from its WGSL. */
