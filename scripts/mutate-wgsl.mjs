@@ -10,8 +10,10 @@
 // recompiled. Prints the score and the survivors and writes reports/mutation/wgsl.json.
 //
 // Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl] [--max 20 | --max all] [--timeout 120]
+//                                    [--survivors-of reports/mutation/wgsl-first.json]
 //   --max: mutants at most, sampled evenly over all candidates (default all).
 //   --timeout: seconds one mutant may take before it is counted as a timeout (default 120).
+//   --survivors-of: run only the survivors of an earlier run's wgsl.json (same shaders).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     shader: { type: 'string' },
     max: { type: 'string', default: 'all' },
     timeout: { type: 'string', default: '120' },
+    'survivors-of': { type: 'string' },
   },
 });
 
@@ -66,7 +69,13 @@ const all = files.flatMap((file) => {
 });
 const max = values.max === 'all' ? all.length : Math.min(Number(values.max), all.length);
 // Evenly spaced over the candidates, so that a short run samples every shader.
-const chosen = Array.from({ length: max }, (_, k) => all[Math.floor((k * all.length) / max)]);
+let chosen = Array.from({ length: max }, (_, k) => all[Math.floor((k * all.length) / max)]);
+if (values['survivors-of']) {
+  // Only the survivors of an earlier run (its wgsl.json), e.g. after the cases were strengthened.
+  const earlier = JSON.parse(readFileSync(values['survivors-of'], 'utf8')).results;
+  const ids = new Set(earlier.filter((r) => r.status === 'survived').map((r) => r.id));
+  chosen = all.filter((m) => ids.has(`${m.file}:${m.line + 1}:${m.what}`));
+}
 const mutants = chosen.map((m) => {
   const lines = readFileSync(join(ROOT, 'shaders', m.file), 'utf8').split('\n');
   lines[m.line] = m.mutated;

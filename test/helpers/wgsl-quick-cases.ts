@@ -60,6 +60,17 @@ export const MIN_MOTION = 1e-3;
 
 export function quickCloth(): Model {
   const model = buildCloth({ nx: 8, ny: 6, damping: 0.5 });
+  // Turned by 0.7 rad about (1, 1, 1)/√3 (Rodrigues; lengths kept, so the rest lengths hold): no
+  // spring lies in a coordinate plane, so every off-diagonal entry of every 3 × 3 block is non-zero.
+  const [c, s] = [Math.cos(0.7), Math.sin(0.7)];
+  const k = 1 / Math.sqrt(3);
+  const x = model.particlePositions;
+  for (let i = 0; i < x.length; i += 3) {
+    const p = [x[i]!, x[i + 1]!, x[i + 2]!] as const;
+    const dot = k * (p[0] + p[1] + p[2]);
+    const cross = [k * (p[2] - p[1]), k * (p[0] - p[2]), k * (p[1] - p[0])] as const;
+    for (let j = 0; j < 3; j++) x[i + j] = p[j]! * c + cross[j]! * s + k * dot * (1 - c);
+  }
   const v = model.particleVelocities;
   for (let i = 0; i < v.length / 3; i++) {
     v[3 * i] = 0.3 * Math.sin(1.7 * i + 0.2);
