@@ -21,24 +21,49 @@
  *   scene JSON), tested by their own suites (obj, mesh, scene-schema), not numerical core.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
+/** The quick part (npm run mutate:quick): small formulas outside the hot loops, quick suites. */
+const QUICK_FILES = [
+  'src/integrators/implicit-schemes.ts',
+  'src/backends/cpu/error-norm.ts',
+  'src/model/energy.ts',
+  'src/model/incidence.ts',
+  'src/backends/common/stepper.ts',
+];
+const QUICK_TESTS = [
+  'test/cpu-core-formulas.test.ts',
+  'test/cpu-recursion.test.ts',
+  'test/cpu-implicit-recursion.test.ts',
+  'test/cpu-linear-solvers.test.ts',
+  'test/cpu-convergence.test.ts',
+  'test/adaptive-rk45.test.ts',
+  'test/adaptive-step-doubling.test.ts',
+  'test/adaptive-velocity-implicit-euler.test.ts',
+  'test/cpu-analytic.test.ts',
+];
+const quick = process.env['WEFT_MUTATE_QUICK'] === '1';
+// Read by vitest.mutate.config.ts in Stryker's test-runner processes, which inherit it.
+if (quick) process.env['WEFT_MUTATE_TESTS'] = QUICK_TESTS.join(',');
+
 const config = {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
-  mutate: [
-    'src/integrators/**/*.ts',
-    'src/backends/cpu/**/*.ts',
-    'src/backends/common/**/*.ts',
-    'src/model/**/*.ts',
-    '!src/integrators/options-table.ts',
-    '!src/integrators/option-spec.ts',
-    '!src/model/multigrid-hierarchy.ts',
-    '!src/model/galerkin-terms.ts',
-    '!src/backends/cpu/multigrid.ts',
-    '!src/model/obj.ts',
-    '!src/model/mesh*.ts',
-    '!src/model/scene.ts',
-    '!src/model/float-text.ts',
-  ],
+  mutate: quick
+    ? QUICK_FILES
+    : [
+        'src/integrators/**/*.ts',
+        'src/backends/cpu/**/*.ts',
+        'src/backends/common/**/*.ts',
+        'src/model/**/*.ts',
+        '!src/integrators/options-table.ts',
+        '!src/integrators/option-spec.ts',
+        '!src/model/multigrid-hierarchy.ts',
+        '!src/model/galerkin-terms.ts',
+        '!src/backends/cpu/multigrid.ts',
+        '!src/model/obj.ts',
+        '!src/model/mesh*.ts',
+        '!src/model/scene.ts',
+        '!src/model/float-text.ts',
+      ],
   reporters: ['clear-text', 'progress-append-only', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   coverageAnalysis: 'perTest',
