@@ -50,12 +50,15 @@ export class CpuContacts {
   private readonly mu: Float64Array;
   /** Constrained particles in the last detection (for statistics and tests). */
   count = 0;
+  /** Their indices, the first `count` entries. */
+  private readonly constrained: Uint32Array;
 
   constructor(private readonly model: Model) {
     const n = model.particleCount;
     [this.active, this.released] = [new Uint8Array(n), new Uint8Array(n)];
     [this.normal, this.target, this.mu] = [new Float64Array(3 * n), new Float64Array(n), new Float64Array(n)];
     this.gap = new Float64Array(n);
+    this.constrained = new Uint32Array(n);
   }
 
   /** The constraints of a solve for Δv at (x, v) and step h. */
@@ -79,15 +82,14 @@ export class CpuContacts {
       this.target[i] = -Math.max(c.gap, 0) / h - vn;
       this.gap[i] = c.gap;
       this.mu[i] = model.colliders[c.collider]!.friction;
-      this.count++;
+      this.constrained[this.count++] = i;
     }
   }
 
   /** u ← S u: the normal component removed on constrained particles. */
   filter(u: RealArray): void {
-    for (let i = 0; i < this.active.length; i++) {
-      if (!this.active[i]) continue;
-      const k = 3 * i;
+    for (let c = 0; c < this.count; c++) {
+      const k = 3 * this.constrained[c]!;
       const un = u[k]! * this.normal[k]! + u[k + 1]! * this.normal[k + 1]! + u[k + 2]! * this.normal[k + 2]!;
       for (let d = 0; d < 3; d++) u[k + d] = u[k + d]! - un * this.normal[k + d]!;
     }
