@@ -7,13 +7,17 @@
  * - the adaptive error norm (Hairer, Nørsett & Wanner I, eq. 4.10–4.11), rms and max, with a fixed
  *   particle left out, against the sum written out here;
  * - energy() and hamiltonian() on a three-particle model whose energies are worked out by hand;
- * - the incident-spring lists (CSR) of a small graph, written out by hand.
+ * - the incident-spring lists (CSR) of a small graph, written out by hand;
+ * - the Newton statistics of an implicit adaptive program: n identical attempts count n times.
  */
 import { describe, expect, test } from 'vitest';
-import { createModel, energy, hamiltonian, type ImplicitIntegratorName } from '../src/index.ts';
+import { buildCloth, createModel, energy, hamiltonian, type ImplicitIntegratorName } from '../src/index.ts';
 import {
+  CpuProgramStepper,
   differenceNorm,
   errorNorm,
+  resolveImplicitOptions,
+  velocityImplicitProgram,
   IMPLICIT_INTEGRATOR_NAMES,
   rhsCoefficients,
   systemCoefficients,
@@ -180,5 +184,56 @@ describe('incident springs (CSR), written out', () => {
     // Entry 2·spring + side (0: first endpoint). Particle 0: s0 side 0, s1 side 1, s3 side 0.
     expect(Array.from(model.incidence.offsets)).toEqual([0, 3, 5, 7, 8, 8]);
     expect(Array.from(model.incidence.entries)).toEqual([0, 3, 6, 1, 4, 2, 5, 7]);
+  });
+});
+
+describe('Newton statistics of an implicit adaptive program add up attempt by attempt', () => {
+  test('three identical attempts count three times one attempt; maxima and last values stay', () => {
+    // velocity-implicit-euler's program (step doubling of backward Euler) on a stiff 5 × 5 cloth:
+    // an attempt from the same state with the same h does the same work (no warm start), so the
+    // counters after n attempts are n × one attempt's — the bookkeeping must add differences of
+    // the executor's running totals, not the totals themselves.
+    const model = buildCloth({ nx: 5, ny: 5, spacing: 0.1, structuralStiffness: 2000, shearStiffness: 2000, bendStiffness: 500, damping: 0.5, orientation: 'vertical' }); // prettier-ignore
+    const implicit = resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-8, maxIterations: 200, newtonIterations: 10, correctionTolerance: 1e-6, residualTolerance: 1e-6 }); // prettier-ignore
+    const tolerances = { relative: 1e-3, absolutePosition: 1e-3, absoluteVelocity: 1e-3, positionWeight: 1, velocityWeight: 1, norm: 'rms' as const }; // prettier-ignore
+    const program = velocityImplicitProgram(0, tolerances, implicit);
+    const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
+    const once = new CpuProgramStepper(model, initial, program, 'f64');
+    const thrice = new CpuProgramStepper(model, initial, program, 'f64');
+    const h = 4e-3;
+    const first = once.attempt(h);
+    for (let k = 0; k < 3; k++) expect(thrice.attempt(h)).toEqual(first);
+    const [a, b] = [once.newton, thrice.newton];
+    expect(a.iterations).toBeGreaterThanOrEqual(3);
+    expect(a.errorEstimatorIterations).toBeGreaterThan(0);
+    expect(a.errorEstimatorIterations).toBeLessThan(a.iterations);
+    for (const key of [
+      'iterations',
+      'jacobianEvaluations',
+      'factorizations',
+      'linearSolves',
+      'linearIterations',
+      'unconvergedLinearSolves',
+      'failedSolves',
+      'errorEstimatorIterations',
+      'errorEstimatorJacobianEvaluations',
+      'errorEstimatorFactorizations',
+    ] as const)
+      // prettier-ignore
+      expect(b[key], key).toBe(3 * a[key]);
+    for (const key of ['maxLinearIterations', 'lastLinearResidual', 'maxLinearResidual'] as const)
+      expect(b[key], key).toBe(a[key]);
+    // Matrix-free with a fresh Jacobian every iteration, one linear solve per iteration.
+    expect(a.jacobianEvaluations).toBe(a.iterations);
+    expect(a.factorizations).toBe(a.iterations);
+    expect(a.linearSolves).toBe(a.iterations);
+    expect(a.errorEstimatorJacobianEvaluations).toBe(a.errorEstimatorIterations);
+    expect(a.errorEstimatorFactorizations).toBe(a.errorEstimatorIterations);
+    // The most iterations one solve took lies between the mean and the total.
+    expect(a.maxLinearIterations).toBeGreaterThanOrEqual(a.linearIterations / a.linearSolves);
+    expect(a.maxLinearIterations).toBeLessThan(a.linearIterations);
+    expect(a.maxLinearResidual).toBeGreaterThanOrEqual(a.lastLinearResidual);
+    expect(a.lastLinearResidual).toBeGreaterThan(0);
+    expect(a.failedSolves).toBe(0);
   });
 });
