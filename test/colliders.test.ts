@@ -12,6 +12,7 @@ import {
   createSimulation,
   energy,
   parseScene,
+  withColliders,
   WeftInputError,
   type Model,
 } from '../src/index.ts';
@@ -151,9 +152,8 @@ test('a 16² cloth dropped on a sphere (implicit Euler, dt = 1/60) ends outside 
     friction: 0.8,
     thickness: THICKNESS,
   } as const;
-  const cloth = buildCloth({ nx: 16, ny: 16, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', orientation: 'horizontal' }); // prettier-ignore
-  const positions = Float64Array.from(cloth.particlePositions, (x, k) => (k % 3 === 1 ? x + 0.45 : x - 0.45));
-  const model = createModel({ positions, masses: cloth.particleMass, springPairs: cloth.springIndices, springStiffness: cloth.springStiffness, springRestLengths: cloth.springRestLength, springDamping: cloth.springDamping, colliders: [sphere] }); // prettier-ignore
+  const cloth = buildCloth({ nx: 16, ny: 16, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-0.45, 0.45, -0.45] }); // prettier-ignore
+  const model = withColliders(cloth, [sphere]);
   const simulation = await createSimulation(model, {
     integrator: 'implicit-euler',
     dt: 1 / 60,

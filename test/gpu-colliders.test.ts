@@ -6,7 +6,7 @@
  * matches the CPU and ends outside it.
  */
 import { expect, test } from 'vitest';
-import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
+import { buildCloth, createModel, createSimulation, withColliders, type Model } from '../src/index.ts';
 import { colliderDistance } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
@@ -78,8 +78,7 @@ test('symplectic Euler on a 35° incline, μ = 0.5: the GPU slides as the CPU do
 }, 60_000);
 
 test('an 8² cloth falling on a sphere (symplectic Euler): GPU = CPU f32, no particle inside', async () => {
-  const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', orientation: 'horizontal' }); // prettier-ignore
-  const positions = Float64Array.from(cloth.particlePositions, (x, k) => (k % 3 === 1 ? x + 0.35 : x - 0.28));
+  const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', origin: [-0.28, 0.35, -0.28] }); // prettier-ignore
   const sphere = {
     shape: 'sphere',
     center: [0, 0, 0],
@@ -87,7 +86,7 @@ test('an 8² cloth falling on a sphere (symplectic Euler): GPU = CPU f32, no par
     friction: 0.5,
     thickness: THICKNESS,
   } as const;
-  const model = createModel({ positions, masses: cloth.particleMass, springPairs: cloth.springIndices, springStiffness: cloth.springStiffness, springRestLengths: cloth.springRestLength, springDamping: cloth.springDamping, colliders: [sphere] }); // prettier-ignore
+  const model = withColliders(cloth, [sphere]);
   const { gpu, cpu } = await both(model, 'symplectic-euler', 1 / 480, 480);
   let closest = Infinity;
   for (let i = 0; i < model.particleCount; i++) {
