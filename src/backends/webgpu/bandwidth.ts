@@ -79,8 +79,10 @@ export async function measureCopy(
 }
 
 /**
- * Bytes the product q = A p must move at least: per particle p and q (vec4 each), the mass and
- * the CSR offset; per spring its state (32 bytes) and its two incidence entries (8 bytes each).
+ * Bytes the product q = A p must move at least, each datum once: per particle p and q (vec4
+ * each), the mass and the CSR offset; per spring, at each of its two incidence entries, the other
+ * endpoint (4 bytes) and the solve's block a, (n, b) (20 bytes, system-blocks.wgsl). Not counted:
+ * p_j read again per entry, the unused half of each 8-byte incidence pair.
  */
 export function productBytes(model: Model): number {
   return 40 * model.particleCount + 48 * model.springCount;

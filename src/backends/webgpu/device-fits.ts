@@ -32,6 +32,7 @@ export function checkDeviceFits(
         (model.particleCount + 1 + 2 * model.incidence.entries.length) * 4,
       ],
       ['particles (3×3 inverse diagonal blocks)', 2 * model.particleCount * VEC4_BYTES],
+      ["springs (a solve's blocks, vec4 per incidence entry)", model.incidence.entries.length * VEC4_BYTES],
     );
   }
   const maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);

@@ -34,7 +34,8 @@ export interface ImplicitKernelAccess {
    * Runs a kernel `repeats` times in one submission and resolves when the GPU is done.
    * springJacobians evaluates at (positions, velocities); implicitRhs uses velocities,
    * accelerations, momenta; systemDiagonal and systemProduct (q = A p, p = direction, q =
-   * product) use the last spring states; solve solves A x = b with b = rhs, x = solution.
+   * product; the blocks of A formed once, then the product `repeats` times) use the last spring
+   * states; solve solves A x = b with b = rhs, x = solution.
    */
   run(kernel: SingleKernel, repeats?: number): Promise<void>;
   /** Spring states as the CPU's SpringStates (force 3s, direction 3s, jacobian 6s). */
@@ -76,7 +77,7 @@ function singleKernel(executor: WebGpuExecutor, program: Program, kernel: Single
     case 'systemDiagonal':
       return [ops.kernel('systemDiagonal', 'particles', {}, system)];
     case 'systemProduct':
-      return [ops.kernel('systemProduct', 'particles', { inputRef: ref('direction'), productRef: ref('product') }, system)];
+      return [ops.kernel('systemBlocks', 'springs', {}, system), ops.kernel('systemProduct', 'particles', { inputRef: ref('direction'), productRef: ref('product') }, system)];
     case 'cgStart':
       return [ops.kernel('cgInit', 'particles', { rhsRef: b, solutionRef: s, residualRef: ref('residual'), directionRef: ref('direction') }), ops.scalars('CG_START')];
     case 'solve':
@@ -99,7 +100,12 @@ export function kernelAccess(executor: WebGpuExecutor, program: Program): Implic
       if (!list) single.set(kernel, (list = singleKernel(executor, program, kernel)));
       const encoder = device.createCommandEncoder({ label: `ImplicitKernelAccess.${kernel}` });
       const pass = encoder.beginComputePass();
-      for (let r = 0; r < repeats; r++) encodeDispatches(pass, list, executor.workgroupSize, device.limits);
+      // systemProduct: the solve's blocks once (system-blocks.wgsl), then the product `repeats` times.
+      const once = kernel === 'systemProduct' ? 1 : 0;
+      encodeDispatches(pass, list.slice(0, once), executor.workgroupSize, device.limits);
+      const repeated = list.slice(once);
+      for (let r = 0; r < repeats; r++)
+        encodeDispatches(pass, repeated, executor.workgroupSize, device.limits);
       pass.end();
       device.queue.submit([encoder.finish()]);
       return device.queue.onSubmittedWorkDone();

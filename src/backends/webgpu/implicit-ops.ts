@@ -93,6 +93,9 @@ export class GpuImplicitOps {
       springStates: this.springStates,
       inverseDiagonal: this.inverseDiagonal,
       incidence: this.incidenceBuffer(storage),
+      springEntries: this.springEntriesBuffer(storage),
+      entryBlocks: x.create('entryBlocks', model.incidence.entries.length * VEC4_BYTES, storage),
+      entryStiffness: x.create('entryStiffness', model.incidence.entries.length * 4, storage),
       particleMass: x.create('particleMass', n * 4, storage, Float32Array.from(model.particleMass, (m, i) => (model.particleFixed[i] ? 0 : m)).buffer), // prettier-ignore
       // The scalar kernel gates the multigrid's coarse levels with cgGroups (one zero entry: none).
       levelGroups: this.multigrid?.levelGroups ?? x.create('noLevelGroups', 16, storage),
@@ -161,6 +164,14 @@ export class GpuImplicitOps {
     return this.x.create('incidence', data.byteLength, usage, data.buffer);
   }
 
+  /** Per spring, the positions of its two entries in the incidence list (first endpoint's, second's). */
+  private springEntriesBuffer(usage: GPUBufferUsageFlags): GPUBuffer {
+    const { model } = this.x;
+    const data = new Uint32Array(2 * model.springCount);
+    model.incidence.entries.forEach((entry, e) => (data[entry] = e));
+    return this.x.create('springEntries', data.byteLength, usage, data.buffer);
+  }
+
   /** A dispatch of an implicit kernel bound to the solver's buffers and `extra`. */
   kernel(name: KernelName, domain: Dispatch['domain'], refs: Record<string, number> = {}, extra: Record<string, GPUBuffer> = {}): Dispatch {
     return this.x.dispatch(name, name, domain, { ...this.bound, ...extra }, refs);
@@ -212,7 +223,8 @@ export class GpuImplicitOps {
 
   /**
    * One linear solve A x = b. Jacobi: per iteration q = A x, the update, its check. CG and PCG
-   * (Chronopoulos–Gear, shaders/cg-step.wgsl; multigrid: {@link multigridSolve}): the inverse
+   * (Chronopoulos–Gear, shaders/cg-step.wgsl; multigrid: {@link multigridSolve}): the blocks per
+   * incidence entry (system-blocks.wgsl), the inverse
    * diagonal (pcg), the start, w = A u with the reduction, CG_FIRST, then per iteration the
    * vector step, w = A u with the reduction, CG_NEXT — three dispatches, the first two indirect on
    * cgGroups (zeroed when the solve is done), a checkpoint every `checkEvery` iterations, then the
@@ -223,7 +235,7 @@ export class GpuImplicitOps {
     const solver = this.solverParams(system);
     if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver);
     const v = this.solverVectors();
-    const list: Compiled[] = [];
+    const list: Compiled[] = [this.kernel('systemBlocks', 'springs', {}, { solver })];
     if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, { solver }));
     list.push(...this.start(rhsRef, solutionRef, solver));
     if (o.solver === 'jacobi') {
@@ -286,6 +298,8 @@ export class GpuImplicitOps {
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),
+      // A warm start's A x₀ is system-product.wgsl's, which reads the blocks per incidence entry.
+      ...(this.options.warmStart ? [this.kernel('systemBlocks', 'springs', {}, { solver })] : []),
       ...this.start(rhsRef, solutionRef, solver),
       ...indirectBy([...cycle.list, product], cg),
       this.firstCheck(),

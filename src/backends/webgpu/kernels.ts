@@ -4,6 +4,7 @@ import implicitCommon from '../../../shaders/implicit-common.wgsl?raw';
 import springJacobians from '../../../shaders/spring-jacobians.wgsl?raw';
 import implicitRhs from '../../../shaders/implicit-rhs.wgsl?raw';
 import systemDiagonal from '../../../shaders/system-diagonal.wgsl?raw';
+import systemBlocks from '../../../shaders/system-blocks.wgsl?raw';
 import systemProduct from '../../../shaders/system-product.wgsl?raw';
 import cgInit from '../../../shaders/cg-init.wgsl?raw';
 import cgStep from '../../../shaders/cg-step.wgsl?raw';
@@ -38,6 +39,7 @@ const IMPLICIT = {
   springJacobians,
   implicitRhs,
   systemDiagonal,
+  systemBlocks,
   systemProduct,
   cgInit,
   cgStep,
