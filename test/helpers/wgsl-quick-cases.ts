@@ -139,6 +139,8 @@ export const QUICK_CASES: readonly QuickCase[] = [
 interface Run {
   state: SimulationState;
   stats: SolverStats | null;
+  /** Adaptive runs: accepted and rejected steps, and the last error estimate. */
+  steps?: { accepted: number; rejected: number; lastError: number };
 }
 
 async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run> {
@@ -155,7 +157,8 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
   const sim = await createAdaptiveSimulation(model, { ...c.options, ...backend } as never);
   try {
     await sim.advanceTo(c.tEnd);
-    return { state: await sim.readState(), stats: await sim.readSolverStats() };
+    const { acceptedSteps: accepted, rejectedSteps: rejected, lastErrorEstimate: lastError } = sim.readStats(); // prettier-ignore
+    return { state: await sim.readState(), stats: await sim.readSolverStats(), steps: { accepted, rejected, lastError } }; // prettier-ignore
   } finally {
     sim.destroy();
   }
@@ -176,16 +179,17 @@ function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
  */
 export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<string[]> {
   const start = quickCloth().particlePositions;
-  const { state: cpu, stats: cpuStats } = await run(c, { backend: 'cpu', precision: 'f32' });
+  const { state: cpu, stats: cpuStats, steps: cpuSteps } = await run(c, { backend: 'cpu', precision: 'f32' }); // prettier-ignore
   const filters: GPUErrorFilter[] = ['validation', 'internal', 'out-of-memory'];
   for (const filter of filters) device.pushErrorScope(filter);
   const failures: string[] = [];
   let gpu: SimulationState | undefined;
   let gpuStats: SolverStats | null = null;
+  let gpuSteps: Run['steps'];
   try {
     // 32 threads a workgroup on the fixed-step paths: two workgroups of particles, so that the
     // reductions combine more than one partial (adaptive runs take the default, 64).
-    ({ state: gpu, stats: gpuStats } = await run(c, { backend: 'webgpu', device, ...(c.kind === 'fixed' ? { workgroupSize: 32 } : {}) })); // prettier-ignore
+    ({ state: gpu, stats: gpuStats, steps: gpuSteps } = await run(c, { backend: 'webgpu', device, ...(c.kind === 'fixed' ? { workgroupSize: 32 } : {}) })); // prettier-ignore
   } catch (error) {
     failures.push(`GPU run threw: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -217,6 +221,15 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
     const dn = Math.abs(gpuStats.newtonIterations - cpuStats.newtonIterations);
     if (dn > ITERATION_SLACK * cpuStats.newtonIterations + 1)
       failures.push(`Newton iterations: GPU ${gpuStats.newtonIterations}, CPU ${cpuStats.newtonIterations}`);
+  }
+  // Adaptive runs: the error norm decides every step, so the GPU must take the CPU's steps and
+  // estimate the same last error (float32: ITERATION_SLACK relative). Not velocity-implicit-euler,
+  // whose CPU path is another algorithm (see above).
+  if (cpuSteps && gpuSteps && c.options['integrator'] !== 'velocity-implicit-euler') {
+    if (gpuSteps.accepted !== cpuSteps.accepted || gpuSteps.rejected !== cpuSteps.rejected)
+      failures.push(`steps: GPU ${gpuSteps.accepted} accepted ${gpuSteps.rejected} rejected, CPU ${cpuSteps.accepted} and ${cpuSteps.rejected}`); // prettier-ignore
+    if (!(Math.abs(gpuSteps.lastError - cpuSteps.lastError) <= ITERATION_SLACK * cpuSteps.lastError))
+      failures.push(`last error estimate: GPU ${gpuSteps.lastError}, CPU ${cpuSteps.lastError}`);
   }
   return failures;
 }
