@@ -40,6 +40,8 @@ export class GpuMultigrid {
   /** INDIRECT: the workgroup counts of coarse level l at entry l − 1, set by the scalar kernel. */
   readonly levelGroups: GPUBuffer;
   readonly levelGroupsFull: GPUBuffer;
+  /** INDIRECT: the workgroup counts of coarse level l's edge and node assembly at 32 (l − 1), fixed. */
+  private readonly assembleGroups: GPUBuffer;
   private readonly hierarchy: MultigridHierarchy;
   private readonly levels: LevelPlace[] = [];
   private readonly coarsenings: CoarseningPlace[] = [];
@@ -97,6 +99,9 @@ export class GpuMultigrid {
     });
     // The last entry gates the coarsest solve: one workgroup while a solve runs.
     const groups = Uint32Array.from([...full, 1, 1, 1, 0]);
+    // The coarse levels' assembly: per level l ≥ 1 the workgroups of its edges, then of its nodes.
+    const assembly = this.levels.slice(1).flatMap((place) => [place.edgeCount, place.nodeCount].flatMap((count) => [...dispatchSize(Math.max(1, count), workgroupSize, device.limits).slice(0, 2), 1, 0])); // prettier-ignore
+    this.assembleGroups = x.create('mg.assembleGroups', 4 * Math.max(4, assembly.length), storage | GPUBufferUsage.INDIRECT, Uint32Array.from(assembly.length ? assembly : [0, 0, 0, 0]).buffer); // prettier-ignore
     this.levelGroups = x.create('mg.levelGroups', groups.byteLength, storage | GPUBufferUsage.INDIRECT);
     this.levelGroupsFull = x.create('mg.levelGroupsFull', groups.byteLength, storage, groups.buffer);
     this.bound = {
@@ -136,10 +141,13 @@ export class GpuMultigrid {
       const fineBases = { fineNodeBase: fine?.nodeBase ?? 0, fineEdgeBase: fine?.edgeBase ?? 0 };
       const edgeConstants = { ...this.overrides(l), ...fineBases, fromSprings: l === 0 ? 1 : 0, edgeCount: place.edgeCount, edgeTermList: c?.edgeTermList ?? 0 }; // prettier-ignore
       const nodeConstants = { ...this.overrides(l), ...fineBases, fromParticles: l === 0 ? 1 : 0, nodeTermList: c?.nodeTermList ?? 0 }; // prettier-ignore
-      out.push(
-        this.x.dispatch('mgEdges', 'mgEdges', l === 0 ? 'springs' : 'particles', extra, edgeConstants, place.edgeCount),
-        this.x.dispatch('mgNodes', 'mgNodes', 'particles', extra, nodeConstants, place.nodeCount),
-      ); // prettier-ignore
+      const edges = this.x.dispatch('mgEdges', 'mgEdges', l === 0 ? 'springs' : 'particles', extra, edgeConstants, place.edgeCount); // prettier-ignore
+      const nodes = this.x.dispatch('mgNodes', 'mgNodes', 'particles', extra, nodeConstants, place.nodeCount);
+      // A coarse level's passes get indirect counts of their own, so that a Newton loop's gate
+      // (sized for the particles and springs) never replaces them: smoothed aggregation's coarse
+      // levels can have more edges than the model has particles.
+      if (l === 0) out.push(edges, nodes);
+      else out.push({ ...edges, indirect: { buffer: this.assembleGroups, offset: 32 * (l - 1) } }, { ...nodes, indirect: { buffer: this.assembleGroups, offset: 32 * (l - 1) + 16 } }); // prettier-ignore
     });
     return out;
   }
