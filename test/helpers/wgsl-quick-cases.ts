@@ -131,6 +131,16 @@ export const QUICK_CASES: readonly QuickCase[] = [
       tEnd: 0,
     })),
   ),
+  // At h = 1/60 s, h²k/m ≈ 2.8: the off-diagonal entries of the 3 × 3 blocks are comparable to the
+  // diagonal, so a wrong block inverse or a wrong coarse level changes CG's iteration count (at
+  // h = 4 ms they are 6 % of it, and such mutants converge in the same count).
+  ...(['pcg', 'multigrid'] as const).map((solver) => ({
+    label: `implicit-euler ${solver} h = 1/60`,
+    kind: 'fixed' as const,
+    options: { integrator: 'implicit-euler', dt: 1 / 60, rayleighMass: 0.5, tolerance: 1e-6, solver },
+    steps: 2,
+    tEnd: 0,
+  })),
   { label: 'rk45', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-4 }, steps: 0, tEnd: 0.01 },
   { label: 'step-doubling rk2', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4 }, steps: 0, tEnd: 0.01 }, // prettier-ignore
   { label: 'velocity-implicit-euler', kind: 'adaptive', options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, steps: 0, tEnd: 0.004 }, // prettier-ignore
