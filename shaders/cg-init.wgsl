@@ -9,11 +9,14 @@ override residualRef: u32 = 0u;   // r
 override directionRef: u32 = 0u;  // p
 override warm: u32 = 0u;          // 1: start from x, with q = A x in productRef
 override productRef: u32 = 0u;
+override constrained: u32 = 0u;  // 1: contacts filter r and z (x holds x₀ = z, warm = 1), and the
+                                  // second partial is r₀·r₀, the reference of the relative residual
 
 @group(0) @binding(4) var<uniform> solver: SolverParams;
 @group(0) @binding(5) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹ blocks
 @group(0) @binding(6) var<storage, read> particleMass: array<f32>;            // 0: fixed
 @group(0) @binding(7) var<storage, read_write> partials: array<vec4<f32>>;    // per workgroup
+@group(0) @binding(8) var<storage, read> contactNormals: array<vec4<f32>>;    // n, w = 1: constrained
 
 @compute @workgroup_size(groupThreads)
 fn cgInitMain(
@@ -42,6 +45,13 @@ fn startAt(i: u32) -> vec4<f32> {
     r = b - loadVector(productRef, i);
   } else {
     storeVector(solutionRef, i, vec3<f32>(0.0));
+  }
+  if (constrained == 1u) {
+    r = contactFiltered(r, contactNormals[i]);
+    let z = contactFiltered(preconditioned(i, r), contactNormals[i]);
+    storeVector(residualRef, i, r);
+    storeVector(directionRef, i, z);
+    return vec4<f32>(dot(r, z), dot(r, r), 0.0, 0.0);
   }
   let z = preconditioned(i, r);
   storeVector(residualRef, i, r);

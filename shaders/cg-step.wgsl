@@ -16,11 +16,13 @@ override stepRef: u32 = 0u;       // s = A p
 override productRef: u32 = 0u;    // w = A u
 override preconditionedRef: u32 = 0u;  // u = P⁻¹ r
 override givenU: u32 = 0u;        // 1: u is computed after this pass (a multigrid V-cycle of r)
+override constrained: u32 = 0u;   // 1: u = S P⁻¹ r, filtered by the contacts
 
 @group(0) @binding(4) var<uniform> solver: SolverParams;
 @group(0) @binding(5) var<storage, read> control: SolverControl;
 @group(0) @binding(6) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹ blocks
 @group(0) @binding(7) var<storage, read> particleMass: array<f32>;            // 0: fixed
+@group(0) @binding(8) var<storage, read> contactNormals: array<vec4<f32>>;     // n, w = 1: constrained
 
 @compute @workgroup_size(workgroupSize)
 fn cgStepMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -39,6 +41,9 @@ fn cgStepMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     var u = select(r, vec3<f32>(0.0), particleMass[i] == 0.0);
     if (solver.preconditioner != 0u) {
       u = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
+    }
+    if (constrained == 1u) {
+      u = contactFiltered(u, contactNormals[i]);
     }
     storeVector(preconditionedRef, i, u);
   }

@@ -140,3 +140,9 @@ fn workgroupSum(local: u32, value: vec4<f32>) -> vec4<f32> {
 fn groupIndex(group: vec3<u32>, groups: vec3<u32>) -> u32 {
   return group.x + group.y * groups.x;
 }
+
+// u with the normal component of a contact constraint removed, S u = u − (u·n) n, where
+// `normal`.w = 1 marks a constrained particle (Baraff & Witkin 1998 §5.3; src/backends/cpu/contacts.ts).
+fn contactFiltered(u: vec3<f32>, normal: vec4<f32>) -> vec3<f32> {
+  return u - normal.w * dot(u, normal.xyz) * normal.xyz;
+}

@@ -3,9 +3,9 @@
  * implicit Euler constrains its solve (`contacts` before it, `contactForces` after it: Baraff &
  * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). The other
  * implicit schemes solve for other unknowns (Newmark's a₊, Newton's increments) whose constraints
- * are not written yet, and adaptive ones retry steps: they refuse colliders. On WebGPU only
- * `project` has kernels so far (shaders/contact-project.wgsl): implicit Euler's constrained solve
- * runs on the CPU only.
+ * are not written yet, and adaptive ones retry steps: they refuse colliders. On WebGPU the ops
+ * are shaders/contact-*.wgsl (src/backends/webgpu/contact-ops.ts); block Jacobi has no filtered
+ * update there yet and refuses them.
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
@@ -13,15 +13,15 @@ import { INTEGRATORS } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 
 /** Throws when colliders cannot be used with this integrator on this backend, naming why. */
-export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu'): void {
+export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu', solver?: unknown): void {
   if (colliderCount === 0) return;
   const family = INTEGRATORS[integrator].family;
   if (family === 'adaptive')
     throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
   if (family === 'implicit' && integrator !== 'implicit-euler')
     throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
-  if (family === 'implicit' && backend === 'webgpu')
-    throw new WeftInputError('colliders', `with '${integrator}' are not supported on WebGPU yet: use backend 'cpu', or an explicit or multistep integrator`);
+  if (family === 'implicit' && backend === 'webgpu' && solver === 'jacobi')
+    throw new WeftInputError('colliders', "with solver 'jacobi' are not supported on WebGPU yet: use 'cg', 'pcg' or 'multigrid'");
 } // prettier-ignore
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
@@ -40,7 +40,7 @@ export function withContacts(
   const step = program.step.flatMap((op): Op[] =>
     op.op === 'solve'
       ? [
-          { op: 'contacts', x: 'x', v: 'v' },
+          { op: 'contacts', x: 'x', v: 'v', solution: op.to },
           op,
           { op: 'contactForces', solution: op.to, rhs: op.rhs, v: 'v', x: 'x' },
         ]

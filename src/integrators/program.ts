@@ -70,11 +70,12 @@ export type Op =
       readonly system: (h: number) => SystemCoefficients;
     }
   /**
-   * Contacts (src/model/colliders.ts) constrain the next `solve`, whose unknown is a velocity
-   * change Δv of `v` at `x` (Baraff & Witkin 1998 §5.3): at each contact the normal component of
-   * Δv is prescribed so that the particle ends the step on the surface, and CG runs filtered.
+   * Contacts (src/model/colliders.ts) constrain the next `solve`, whose unknown `solution` is a
+   * velocity change Δv of `v` at `x` (Baraff & Witkin 1998 §5.3): at each contact the normal
+   * component of Δv is prescribed so that the particle ends the step on the surface, and CG runs
+   * filtered from x₀ = z.
    */
-  | { readonly op: 'contacts'; readonly x: string; readonly v: string }
+  | { readonly op: 'contacts'; readonly x: string; readonly v: string; readonly solution: string }
   /**
    * After a constrained solve: each contact's constraint force λ n = (A Δv − b)·n n; Coulomb
    * friction removes up to μ λ / m of the tangential velocity v + Δv (written into `solution`), and
@@ -232,6 +233,7 @@ function opVectors(op: Op): string[] {
     case 'measure':
       return Object.values(op.quantities);
     case 'contacts':
+      return [op.x, op.v, op.solution];
     case 'project':
       return [op.x, op.v];
     case 'contactForces':
@@ -272,6 +274,7 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
       case 'solve':
         return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
       case 'contacts':
+        return { ...op, x: rename(op.x), v: rename(op.v), solution: rename(op.solution) };
       case 'project':
         return { ...op, x: rename(op.x), v: rename(op.v) };
       case 'contactForces':

@@ -88,7 +88,12 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       `unknown integrator ${describeName(integrator)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
-  requireContactSupport(model?.colliders?.length ?? 0, integrator, backend);
+  requireContactSupport(
+    model?.colliders?.length ?? 0,
+    integrator,
+    backend,
+    (options as { solver?: unknown }).solver,
+  );
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
   return createFixedStep(model, options as FixedStepSimulationOptions, integrator, backend);

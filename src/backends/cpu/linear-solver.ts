@@ -99,10 +99,8 @@ export function solveLinear(
   };
   if (S) S.start(x);
   else if (!options.warmStart) x.fill(0);
-  // The reference of the relative residual: ‖b‖, or ‖S b‖ when constrained (B&W's filter(b)).
-  r.set(b);
-  S?.filter(r);
-  let bb = dot(r, r);
+  // The reference of the relative residual: ‖b‖, or ‖S (b − A x₀)‖ when constrained (below).
+  let bb = dot(b, b);
   if (bb === 0 && !S) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
 
   if (options.solver === 'jacobi') return jacobiSolve(model, states, system, options.maxIterations, bb, options.tolerance, b, x, work); // prettier-ignore
@@ -112,9 +110,9 @@ export function solveLinear(
     systemProduct(model, states, system, x, q);
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
     S?.filter(r);
-  }
+  } else r.set(b);
   let rr = dot(r, r);
-  if (bb === 0) bb = rr; // constrained with S b = 0: relative to the first residual
+  if (S) bb = rr; // constrained: relative to the first filtered residual (as the GPU's cg-init)
   if (rr === 0) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
   const tolerance2 = options.tolerance * options.tolerance * bb;
   precondition(r, z);
@@ -168,7 +166,7 @@ function jacobiSolve(
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
     S?.filter(r);
     rr = dot(r, r);
-    if (k === 1 && bb === 0) bb = rr;
+    if (k === 1 && S) bb = rr;
     const tolerance2 = tolerance * tolerance * bb;
     if (!Number.isFinite(rr)) break; // NaN or Inf cannot recover: unconverged, as on the GPU
     applyPreconditioner(model, inverseDiagonal, true, r, z);

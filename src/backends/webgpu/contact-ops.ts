@@ -1,17 +1,24 @@
 /**
  * Contacts with the model's colliders on WebGPU (CPU mirror: src/backends/cpu/contacts.ts): the
- * colliders uploaded once as shaders/colliders.wgsl's `Collider` structs (layout reflected), and
- * the `project` op of explicit and multistep programs compiled to one dispatch of
- * shaders/contact-project.wgsl.
+ * colliders uploaded once as shaders/colliders.wgsl's `Collider` structs (layout reflected); the
+ * `project` op of explicit and multistep programs (shaders/contact-project.wgsl); and implicit
+ * Euler's constrained solve: `contacts` (contact-detect.wgsl: normals, targets, x₀ = z), the
+ * filter of products and V-cycle outputs (contact-filter.wgsl; cg-init and cg-step filter r and
+ * u themselves), `contactForces` (contact-respond.wgsl after a product A Δv).
  */
 import { COLLIDER_SHAPES } from '../../model/colliders.ts';
 import type { Op } from '../../integrators/program.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { kernels } from './kernels.ts';
 import { writeStruct } from './layout.ts';
+import { VEC4_BYTES } from './gpu-common.ts';
 
 export class GpuContacts {
   private readonly colliders: GPUBuffer;
+  /** Per particle: the contact normal n, w = 1 when constrained in the current solve. */
+  readonly contactNormals: GPUBuffer;
+  /** Per particle: (prescribed Δv·n, gap, μ, released). */
+  private readonly contactData: GPUBuffer;
 
   constructor(private readonly x: ExecutorServices) {
     const layout = kernels().contactProject;
@@ -24,13 +31,48 @@ export class GpuContacts {
       const values = { shape: COLLIDER_SHAPES[c.shape], friction: c.friction, thickness: c.thickness, radius: c.radius, p: c.p, q: c.q }; // prettier-ignore
       writeStruct(struct, values, view, k * stride);
     });
-    this.colliders = x.create('colliders', bytes.byteLength, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, bytes); // prettier-ignore
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+    this.colliders = x.create('colliders', bytes.byteLength, storage, bytes);
+    this.contactNormals = x.create('contactNormals', x.model.particleCount * VEC4_BYTES, storage);
+    this.contactData = x.create('contactData', x.model.particleCount * VEC4_BYTES, storage);
+  }
+
+  private get buffers(): Record<string, GPUBuffer> {
+    return { colliders: this.colliders, contactNormals: this.contactNormals, contactData: this.contactData };
+  }
+
+  /** `contacts`: the constraints of the next solve at (x, v), x₀ = z written to `solutionRef`. */
+  detect(
+    op: Extract<Op, { op: 'contacts' }>,
+    heads: ReadonlyMap<string, number>,
+    solutionRef: number,
+  ): Dispatch {
+    const gravity = Math.hypot(...this.x.model.gravity);
+    const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity }), true);
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), solutionRef, colliderCount: this.x.model.colliders.length }; // prettier-ignore
+    return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
+  }
+
+  /** u ← S u for the arena vector `vectorRef`. */
+  filter(vectorRef: number): Dispatch {
+    return this.x.dispatch('contactFilter', 'contactFilter', 'particles', this.buffers, { vectorRef });
+  }
+
+  /** `contactForces`, after A Δv was computed into `productRef`. */
+  respond(
+    op: Extract<Op, { op: 'contactForces' }>,
+    heads: ReadonlyMap<string, number>,
+    productRef: number,
+  ): Dispatch {
+    const ref = (name: string): number => this.x.reference(name, heads);
+    const constants = { xRef: ref(op.x), vRef: ref(op.v), solutionRef: ref(op.solution), rhsRef: ref(op.rhs), productRef }; // prettier-ignore
+    return this.x.dispatch('contactRespond', 'contactRespond', 'particles', this.buffers, constants);
   }
 
   /** The `project` op: one dispatch over the particles, its step h a uniform rewritten with h. */
   project(op: Extract<Op, { op: 'project' }>, heads: ReadonlyMap<string, number>): Dispatch {
     const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ h }), true);
     const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length }; // prettier-ignore
-    return this.x.dispatch('contactProject', 'contactProject', 'particles', { colliders: this.colliders, op: uniform }, constants); // prettier-ignore
+    return this.x.dispatch('contactProject', 'contactProject', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 }

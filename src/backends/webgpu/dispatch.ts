@@ -4,6 +4,7 @@
  * workgroup rule of every kernel: one thread per particle, per spring, or a single workgroup.
  */
 import type { Op } from '../../integrators/program.ts';
+import type { GpuContacts } from './contact-ops.ts';
 import type { Model } from '../../model/model.ts';
 import { dispatchSize, type bufferFactory } from './gpu-common.ts';
 import type { KernelName } from './kernels.ts';
@@ -66,6 +67,8 @@ export interface ExecutorServices {
   dispatch(kernel: KernelName, label: string, domain: Dispatch['domain'], extra?: Readonly<Record<string, GPUBuffer>>, constants?: Readonly<Record<string, number>>, threads?: number): Dispatch; // prettier-ignore
   uniform(kernel: KernelName, struct: string, values: (h: number) => Record<string, number | readonly number[]>, dependsOnStep?: boolean): GPUBuffer; // prettier-ignore
   compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
+  /** Contacts with the model's colliders (null without colliders). */
+  readonly contacts: GpuContacts | null;
 }
 
 /** Encodes the dispatches of `list` (markers ignored); returns how many. */

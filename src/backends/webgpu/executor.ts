@@ -63,8 +63,8 @@ export class WebGpuExecutor implements ExecutorServices {
   dispatchesEncoded = 0;
   /** The corrector (predictor–correctors only). */
   readonly corrector: GpuCorrectorOps | null;
-  /** Contacts with the model's colliders, made when a program first projects. */
-  private contacts: GpuContacts | null = null;
+  /** Contacts with the model's colliders (null without colliders). */
+  readonly contacts: GpuContacts | null;
   /** The implicit ops (programs with a linear system only). */
   readonly implicit: GpuImplicitOps | null;
   readonly create: ReturnType<typeof bufferFactory>;
@@ -133,6 +133,7 @@ export class WebGpuExecutor implements ExecutorServices {
     this.partialReadback = this.create('partialReadback', this.partialCount * VEC4_BYTES, staging);
     this.checkReadback = this.create('checkReadback', 16, staging);
     this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
+    this.contacts = model.colliders.length > 0 ? new GpuContacts(this) : null;
     this.implicit = program.implicit ? new GpuImplicitOps(this, program, checkEvery) : null;
   }
 
@@ -212,7 +213,7 @@ export class WebGpuExecutor implements ExecutorServices {
       } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
       else if (op.op === 'norm') out.push(this.norm(op, heads));
       else if (op.op === 'correct') this.corrector!.compile(heads, out);
-      else if (op.op === 'project') out.push((this.contacts ??= new GpuContacts(this)).project(op, heads));
+      else if (op.op === 'project') out.push(this.contacts!.project(op, heads));
       else if (this.implicit) this.implicit.compile(op, heads, out);
       else throw new Error(`'${op.op}' needs a program with a linear system`);
     }

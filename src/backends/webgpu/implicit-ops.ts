@@ -50,6 +50,10 @@ export class GpuImplicitOps {
   private readonly statsReadback: GPUBuffer;
   /** The multigrid preconditioner ('multigrid' solves only); replaced by {@link rebuildMultigrid}. */
   private multigrid: GpuMultigrid | null;
+  /** Whether the next `solve` compiled is constrained by contacts (after a `contacts` op). */
+  private constrainNext = false;
+  /** The SolverParams of the last `solve` compiled (the contact forces' A Δv uses its system). */
+  private lastSolver: GPUBuffer | null = null;
   /** The SolverParams of each system (a `solve` op's coefficients), made once. */
   private readonly systems = new Map<(h: number) => SystemCoefficients, GPUBuffer>();
 
@@ -100,6 +104,8 @@ export class GpuImplicitOps {
       // The scalar kernel gates the multigrid's coarse levels with cgGroups (one zero entry: none).
       levelGroups: this.multigrid?.levelGroups ?? x.create('noLevelGroups', 16, storage),
       levelGroupsFull: this.multigrid?.levelGroupsFull ?? x.create('noLevelGroupsFull', 16, storage),
+      // cg-init and cg-step read the contact normals when a solve is constrained.
+      contactNormals: x.contacts?.contactNormals ?? x.create('noContactNormals', 16, storage),
     };
   }
 
@@ -216,6 +222,18 @@ export class GpuImplicitOps {
       }
       case 'newton':
         return this.compileNewton(op, heads, out);
+      case 'contacts':
+        // The next solve is constrained; its x₀ = z is written here (program: contacts, solve).
+        out.push(this.x.contacts!.detect(op, heads, ref(op.solution)));
+        this.constrainNext = true;
+        return;
+      case 'contactForces': {
+        const w = this.x.reference('cg.w');
+        // A Δv with the last solve's system (its blocks per incidence entry are still written).
+        out.push(this.kernel('systemProduct', 'particles', { inputRef: ref(op.solution), productRef: w }, { solver: this.lastSolver! }), this.x.contacts!.respond(op, heads, w)); // prettier-ignore
+        this.constrainNext = false;
+        return;
+      }
       default:
         throw new Error(`'${op.op}' is not an implicit op`);
     }
@@ -233,24 +251,32 @@ export class GpuImplicitOps {
   solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients): Compiled[] {
     const o = this.options;
     const solver = this.solverParams(system);
-    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver);
+    this.lastSolver = solver;
+    const constrained = this.constrainNext ? 1 : 0;
+    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver, constrained);
     const v = this.solverVectors();
     const list: Compiled[] = [this.kernel('systemBlocks', 'springs', {}, { solver })];
     if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, { solver }));
-    list.push(...this.start(rhsRef, solutionRef, solver));
+    list.push(...this.start(rhsRef, solutionRef, solver, constrained));
     if (o.solver === 'jacobi') {
       const iteration = indirectBy([this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: v.w }, { solver }), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
       return this.iterate(list, iteration);
     }
-    const product = this.kernel('systemProduct', 'particles', { inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, { solver }); // prettier-ignore
-    list.push(...indirectBy([product], { particles: this.counts.cg }), this.firstCheck());
-    const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: v.u }, { solver }); // prettier-ignore
-    return this.iterate(list, [...indirectBy([step, product], { particles: this.counts.cg }), this.scalars('CG_NEXT')]); // prettier-ignore
+    // Constrained: w = S A u (the reduction's u·A u is the same, u being filtered).
+    const product = [this.kernel('systemProduct', 'particles', { inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, { solver }), ...this.filtered(v.w, constrained)]; // prettier-ignore
+    list.push(...indirectBy(product, { particles: this.counts.cg }), this.firstCheck(constrained));
+    const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: v.u, constrained }, { solver }); // prettier-ignore
+    return this.iterate(list, [...indirectBy([step, ...product], { particles: this.counts.cg }), this.scalars('CG_NEXT')]); // prettier-ignore
   }
 
-  /** CG_FIRST, which checks r₀ only after a warm start. */
-  private firstCheck(): Dispatch {
-    return this.scalars('CG_FIRST', [this.options.warmStart ? 1 : 0, 0, 0, 0]);
+  /** The contact filter of arena vector `ref` in a constrained solve (none otherwise). */
+  private filtered(ref: number, constrained: number): Dispatch[] {
+    return constrained ? [this.x.contacts!.filter(ref)] : [];
+  }
+
+  /** CG_FIRST, which checks r₀ only after a warm start (or a constrained x₀ = z). */
+  private firstCheck(constrained = 0): Dispatch {
+    return this.scalars('CG_FIRST', [this.options.warmStart || constrained ? 1 : 0, 0, 0, 0]);
   }
 
   /** `list`, then `iteration` maxIterations times with the checkpoints, then the totals. */
@@ -275,10 +301,10 @@ export class GpuImplicitOps {
    * x = 0 and r = b, or with warm starts x kept and r = b − A x (the product first); u = P⁻¹ r;
    * CG_START (b·b) starts the solve unless b = 0.
    */
-  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer): Compiled[] {
+  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer, constrained = 0): Compiled[] {
     const v = this.solverVectors();
-    const warm = this.options.warmStart;
-    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w }, { solver }); // prettier-ignore
+    const warm = this.options.warmStart || constrained === 1;
+    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained }, { solver }); // prettier-ignore
     const product = this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: v.w }, { solver }); // prettier-ignore
     return [...(warm ? [product] : []), init, this.scalars('CG_START')];
   }
@@ -289,22 +315,32 @@ export class GpuImplicitOps {
    * u = V(r), w = A u with the reduction, CG_NEXT. Every pass after CG_START is gated by cgGroups
    * (the coarse levels by their own counts), so a converged solve stops them all.
    */
-  private multigridSolve(rhsRef: number, solutionRef: number, solver: GPUBuffer): Compiled[] {
+  private multigridSolve(
+    rhsRef: number,
+    solutionRef: number,
+    solver: GPUBuffer,
+    constrained: number,
+  ): Compiled[] {
     const mg = this.multigrid!;
     const v = this.solverVectors();
     const cg = { particles: this.counts.cg };
     const cycle = mg.vcycle(v.r, this.x.reference('mg.x'), this.x.reference('mg.y'));
-    const product = mg.product(cycle.z, v.w, v.r);
+    // Constrained: u = S V(r) and w = S A u.
+    const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
+    const product = [mg.product(cycle.z, v.w, v.r), ...this.filtered(v.w, constrained)];
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),
-      // A warm start's A x₀ is system-product.wgsl's, which reads the blocks per incidence entry.
-      ...(this.options.warmStart ? [this.kernel('systemBlocks', 'springs', {}, { solver })] : []),
-      ...this.start(rhsRef, solutionRef, solver),
-      ...indirectBy([...cycle.list, product], cg),
-      this.firstCheck(),
+      // A warm start's (or a constrained start's) A x₀ is system-product.wgsl's, which reads the
+      // blocks per incidence entry, as does the contact forces' A Δv after the solve.
+      ...(this.options.warmStart || constrained
+        ? [this.kernel('systemBlocks', 'springs', {}, { solver })]
+        : []),
+      ...this.start(rhsRef, solutionRef, solver, constrained),
+      ...indirectBy([...preconditioned, ...product], cg),
+      this.firstCheck(constrained),
     ];
-    return this.iterate(list, [...indirectBy([step, ...cycle.list, product], cg), this.scalars('CG_NEXT')]); // prettier-ignore
+    return this.iterate(list, [...indirectBy([step, ...preconditioned, ...product], cg), this.scalars('CG_NEXT')]); // prettier-ignore
   }
 
   /**

@@ -29,6 +29,9 @@ import mgProduct from '../../../shaders/mg-product.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import colliders from '../../../shaders/colliders.wgsl?raw';
 import contactProject from '../../../shaders/contact-project.wgsl?raw';
+import contactDetect from '../../../shaders/contact-detect.wgsl?raw';
+import contactFilter from '../../../shaders/contact-filter.wgsl?raw';
+import contactRespond from '../../../shaders/contact-respond.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -53,7 +56,7 @@ const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlon
 const PROGRAM = { programForces, programGather, programCombine, programNorm };
 
 /** Contacts with colliders: colliders.wgsl prepended. */
-const CONTACT = { contactProject };
+const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond };
 
 export type KernelName =
   | keyof typeof EXPLICIT

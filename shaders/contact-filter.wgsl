@@ -1,0 +1,17 @@
+// u ← S u on the constrained particles (S = I − n nᵀ), one thread per particle: the products
+// and V-cycle outputs of a constrained CG (Baraff & Witkin 1998 §5.3; CPU: CpuContacts.filter).
+
+override vectorRef: u32 = 0u;
+
+@group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
+
+@compute @workgroup_size(workgroupSize)
+fn contactFilterMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let i = threadIndex(id, groups);
+  if (i >= params.particleCount || contactNormals[i].w == 0.0) {
+    return;
+  }
+  let n = contactNormals[i].xyz;
+  let u = loadVector(vectorRef, i);
+  storeVector(vectorRef, i, u - dot(u, n) * n);
+}
