@@ -7,16 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import {
-  buildCloth,
   createModel,
   createSimulation,
   energy,
   parseScene,
-  withColliders,
   WeftInputError,
   type Model,
 } from '../src/index.ts';
 import { colliderDistance, resolveCollider } from '../src/internal.ts';
+import { clothOnSphere } from './helpers/cloth-on-sphere.ts';
 
 type Shape = Parameters<typeof resolveCollider>[0];
 
@@ -145,15 +144,7 @@ describe.each(['implicit-euler', 'symplectic-euler'] as const)('%s', (integrator
 });
 
 test('a 16² cloth dropped on a sphere (implicit Euler, dt = 1/60) ends outside it, resting', async () => {
-  const sphere = {
-    shape: 'sphere',
-    center: [0, 0, 0],
-    radius: 0.3,
-    friction: 0.8,
-    thickness: THICKNESS,
-  } as const;
-  const cloth = buildCloth({ nx: 16, ny: 16, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-0.45, 0.45, -0.45] }); // prettier-ignore
-  const model = withColliders(cloth, [sphere]);
+  const model = clothOnSphere(16, 0.45);
   const simulation = await createSimulation(model, {
     integrator: 'implicit-euler',
     dt: 1 / 60,

@@ -10,6 +10,7 @@ import { buildCloth, createModel, createSimulation, withColliders, type Model } 
 import { colliderDistance } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { clothOnSphere } from './helpers/cloth-on-sphere.ts';
 
 const node = useNodeDevice((device) => device);
 const THICKNESS = 0.01;
@@ -109,15 +110,7 @@ test('implicit Euler with colliders and block Jacobi on WebGPU is refused, namin
 test.each(['pcg', 'cg', 'multigrid'] as const)(
   'implicit Euler (%s): a 12² cloth dropped on a sphere, constrained CG on the GPU as on the CPU (f32), outside the sphere',
   async (solver) => {
-    const cloth = buildCloth({ nx: 12, ny: 12, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-0.33, 0.4, -0.33] }); // prettier-ignore
-    const sphere = {
-      shape: 'sphere',
-      center: [0, 0, 0],
-      radius: 0.3,
-      friction: 0.8,
-      thickness: THICKNESS,
-    } as const;
-    const model = withColliders(cloth, [sphere]);
+    const model = clothOnSphere(12, 0.4);
     const options = {
       integrator: 'implicit-euler',
       dt: 1 / 60,
