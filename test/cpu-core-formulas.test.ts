@@ -145,7 +145,7 @@ describe('error norm (Hairer I, eq. 4.10–4.11)', () => {
 describe('energy and Hamiltonian of a hand-worked three-particle model', () => {
   // Masses 1, 2, 3 kg; springs 0–1 (k = 10, L = 1) and 1–2 (k = 4, L = 2); g = (0.5, −9.81, 2).
   const model = createModel({
-    positions: [0, 0, 0, 3, 4, 0, 3, 4, 12],
+    positions: [0, 0, 1, 3, 4, 1, 3, 4, 13],
     masses: [1, 2, 3],
     fixed: [0],
     springPairs: [0, 1, 1, 2],
@@ -153,22 +153,23 @@ describe('energy and Hamiltonian of a hand-worked three-particle model', () => {
     springRestLengths: [1, 2],
     gravity: [0.5, -9.81, 2],
   });
-  const x = [0, 0, 0, 3, 4, 0, 3, 4, 12];
+  const x = [0, 0, 1, 3, 4, 1, 3, 4, 13];
   const v = [0, 0, 0, 1, -2, 2, 0.5, 0, -1];
   // Kinetic: ½·2·(1 + 4 + 4) + ½·3·(0.25 + 1) = 9 + 1.875 = 10.875 J.
-  // Springs: lengths 5 and 12: ½·10·(5 − 1)² + ½·4·(12 − 2)² = 80 + 200 = 280 J.
-  // Gravity −Σ m g·x: particle 1: −2 (1.5 − 39.24) = 75.48; particle 2: −3 (1.5 − 39.24 + 24) = 41.22.
-  test('kinetic 10.875 J, spring 280 J, gravity 116.7 J', () => {
+  // Springs (every z is off 0, so a sign error in any difference shows): lengths 5 and 12: ½·10·(5 − 1)² + ½·4·(12 − 2)² = 80 + 200 = 280 J.
+  // Gravity −Σ m g·x (every particle, the fixed one too): particle 0: −1 (2) = −2; particle 1:
+  // −2 (1.5 − 39.24 + 2) = 71.48; particle 2: −3 (1.5 − 39.24 + 26) = 35.22; sum 104.7.
+  test('kinetic 10.875 J, spring 280 J, gravity 104.7 J', () => {
     const e = energy(model, x, v);
     expect(e.kinetic).toBeCloseTo(10.875, 12);
     expect(e.spring).toBeCloseTo(280, 12);
-    expect(e.gravity).toBeCloseTo(116.7, 12);
-    expect(e.total).toBeCloseTo(10.875 + 280 + 116.7, 11);
+    expect(e.gravity).toBeCloseTo(104.7, 12);
+    expect(e.total).toBeCloseTo(10.875 + 280 + 104.7, 11);
   });
   test('Hamiltonian with momenta p: Σ |p|²/2m over free particles + the potentials', () => {
     // p₁ = (2, −4, 4): |p|²/(2·2) = 36/4 = 9; p₂ = (1.5, 0, −3): 11.25/6 = 1.875; fixed p₀ ignored.
     const p = [100, 100, 100, 2, -4, 4, 1.5, 0, -3];
-    expect(hamiltonian(model, x, p)).toBeCloseTo(9 + 1.875 + 280 + 116.7, 11);
+    expect(hamiltonian(model, x, p)).toBeCloseTo(9 + 1.875 + 280 + 104.7, 11);
   });
 });
 
@@ -202,6 +203,7 @@ describe('Newton statistics of an implicit adaptive program add up attempt by at
     const thrice = new CpuProgramStepper(model, initial, program, 'f64');
     const h = 4e-3;
     const first = once.attempt(h);
+    expect(first.kind).toBe('estimated');
     for (let k = 0; k < 3; k++) expect(thrice.attempt(h)).toEqual(first);
     const [a, b] = [once.newton, thrice.newton];
     expect(a.iterations).toBeGreaterThanOrEqual(3);
@@ -235,5 +237,28 @@ describe('Newton statistics of an implicit adaptive program add up attempt by at
     expect(a.maxLinearResidual).toBeGreaterThanOrEqual(a.lastLinearResidual);
     expect(a.lastLinearResidual).toBeGreaterThan(0);
     expect(a.failedSolves).toBe(0);
+  });
+});
+
+describe('Newton failures and unconverged solves are counted attempt by attempt', () => {
+  test('one Newton iteration, two CG iterations: every attempt fails, three count three times one', () => {
+    // Newton capped at one iteration with a 1e-12 criterion cannot converge, and CG capped at two
+    // iterations stops above its tolerance: each attempt is 'newton-failed' with failed and
+    // unconverged counts > 0, and the same every time from the same state.
+    const model = buildCloth({ nx: 5, ny: 5, spacing: 0.1, structuralStiffness: 2000, shearStiffness: 2000, bendStiffness: 500, damping: 0.5, orientation: 'vertical' }); // prettier-ignore
+    const implicit = resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-10, maxIterations: 2, newtonIterations: 1, correctionTolerance: 1e-12, residualTolerance: 1e-12 }); // prettier-ignore
+    const tolerances = { relative: 1e-3, absolutePosition: 1e-3, absoluteVelocity: 1e-3, positionWeight: 1, velocityWeight: 1, norm: 'rms' as const }; // prettier-ignore
+    const program = velocityImplicitProgram(0, tolerances, implicit);
+    const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
+    const once = new CpuProgramStepper(model, initial, program, 'f64');
+    const thrice = new CpuProgramStepper(model, initial, program, 'f64');
+    expect(once.attempt(0.02)).toEqual({ kind: 'newton-failed' });
+    for (let k = 0; k < 3; k++) expect(thrice.attempt(0.02)).toEqual({ kind: 'newton-failed' });
+    const [a, b] = [once.newton, thrice.newton];
+    expect(a.failedSolves).toBeGreaterThan(0);
+    expect(a.unconvergedLinearSolves).toBeGreaterThan(0);
+    expect(b.failedSolves).toBe(3 * a.failedSolves);
+    expect(b.unconvergedLinearSolves).toBe(3 * a.unconvergedLinearSolves);
+    expect(b.iterations).toBe(3 * a.iterations);
   });
 });
