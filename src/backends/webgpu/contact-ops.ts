@@ -41,6 +41,16 @@ export class GpuContacts {
     return { colliders: this.colliders, contactNormals: this.contactNormals, contactData: this.contactData };
   }
 
+  /**
+   * `contacts` (the next solve's constraints) or `contactForces` (after it: A Δv by `product`,
+   * then the forces' response).
+   */
+  compileSolveOp(op: Extract<Op, { op: 'contacts' | 'contactForces' }>, heads: ReadonlyMap<string, number>, product: (inputRef: number, productRef: number) => Dispatch): Dispatch[] {
+    if (op.op === 'contacts') return [this.detect(op, heads, this.x.reference(op.solution, heads))];
+    const w = this.x.reference('cg.w');
+    return [product(this.x.reference(op.solution, heads), w), this.respond(op, heads, w)];
+  } // prettier-ignore
+
   /** `contacts`: the constraints of the next solve at (x, v), x₀ = z written to `solutionRef`. */
   detect(
     op: Extract<Op, { op: 'contacts' }>,

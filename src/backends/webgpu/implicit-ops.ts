@@ -223,15 +223,11 @@ export class GpuImplicitOps {
       case 'newton':
         return this.compileNewton(op, heads, out);
       case 'contacts':
-        // The next solve is constrained; its x₀ = z is written here (program: contacts, solve).
-        out.push(this.x.contacts!.detect(op, heads, ref(op.solution)));
-        this.constrainNext = true;
-        return;
       case 'contactForces': {
-        const w = this.x.reference('cg.w');
-        // A Δv with the last solve's system (its blocks per incidence entry are still written).
-        out.push(this.kernel('systemProduct', 'particles', { inputRef: ref(op.solution), productRef: w }, { solver: this.lastSolver! }), this.x.contacts!.respond(op, heads, w)); // prettier-ignore
-        this.constrainNext = false;
+        // `contacts` constrains the next solve; `contactForces` needs A Δv with the last one's system.
+        this.constrainNext = op.op === 'contacts';
+        const product = (inputRef: number, productRef: number): Dispatch => this.kernel('systemProduct', 'particles', { inputRef, productRef }, { solver: this.lastSolver! }); // prettier-ignore
+        out.push(...this.x.contacts!.compileSolveOp(op, heads, product));
         return;
       }
       default:
