@@ -4,8 +4,8 @@
  * float64 or float32 storage. `CpuSimulation`, `CpuMultistepSimulation` and
  * `CpuImplicitSimulation` only validate options and build programs.
  */
-import { Lifecycle } from '../common/lifecycle.ts';
-import { ParticleAttachments, velocityHistory, type ParticleUpdate } from '../common/attachments.ts';
+import { AttachableSimulation } from '../common/attachable-simulation.ts';
+import { ParticleAttachments, velocityHistory } from '../common/attachments.ts';
 import {
   emptyStats,
   type ImplicitIntegratorName,
@@ -45,16 +45,15 @@ const describe = (precision: 'f64' | 'f32'): string =>
   `CPU (TypeScript, ${precision === 'f64' ? 'float64' : 'float32 storage'})`;
 
 /** A program run step by step on the CPU. */
-export class CpuProgramSimulation implements Simulation {
+export class CpuProgramSimulation extends AttachableSimulation implements Simulation {
   readonly backend = 'cpu';
   private readonly executor: CpuExecutor;
   private steps = 0;
   private startupSteps = 0;
   /** Startup steps still to take (all of them at creation, and again after a restart). */
   private startupLeft: number;
-  private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
-  private readonly attachments: ParticleAttachments;
+  protected readonly attachments: ParticleAttachments;
   /** The scheme's program, with its contact ops when the model has colliders. */
   private readonly program: Program;
 
@@ -66,6 +65,7 @@ export class CpuProgramSimulation implements Simulation {
     readonly description: string,
     scheme: Program,
   ) {
+    super();
     const program = withContacts(scheme, integrator, model.colliders.length);
     this.program = program;
     this.attachments = new ParticleAttachments(model, velocityHistory(program));
@@ -117,26 +117,6 @@ export class CpuProgramSimulation implements Simulation {
     this.attachments.begin(steps, this.dt);
     await advanceInChunks((n) => (this.lifecycle.check('advance()'), this.run(n)), steps, onProgress);
     this.attachments.end();
-  }
-
-  setParticles(update: ParticleUpdate): void {
-    this.lifecycle.check('setParticles()');
-    this.attachments.setParticles(update);
-  }
-
-  pin(indices: ArrayLike<number>): void {
-    this.lifecycle.check('pin()');
-    this.attachments.pin(indices);
-  }
-
-  release(indices: ArrayLike<number>): void {
-    this.lifecycle.check('release()');
-    this.attachments.release(indices);
-  }
-
-  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void {
-    this.lifecycle.check('setTargets()');
-    this.attachments.setTargets(indices, positions);
   }
 
   async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {

@@ -5,8 +5,8 @@
  * submission, no readback until {@link readState}. `positions` is a `STORAGE | VERTEX` buffer of
  * vec4<f32> (w = 1): a render pipeline can draw from it directly.
  */
-import { Lifecycle } from '../common/lifecycle.ts';
-import { ParticleAttachments, velocityHistory, type ParticleUpdate } from '../common/attachments.ts';
+import { AttachableSimulation } from '../common/attachable-simulation.ts';
+import { ParticleAttachments, velocityHistory } from '../common/attachments.ts';
 import { WeftInputError } from '../../core/errors.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
 import {
@@ -103,7 +103,7 @@ function integerAtLeast(field: string, value: number | undefined, fallback: numb
   return v;
 }
 
-export class WebGpuSimulation implements GpuSimulation {
+export class WebGpuSimulation extends AttachableSimulation implements GpuSimulation {
   readonly backend = 'webgpu';
   readonly integrator: GpuIntegratorName;
   readonly dt: number;
@@ -119,9 +119,8 @@ export class WebGpuSimulation implements GpuSimulation {
   private pendingRead: Promise<unknown> = Promise.resolve();
   /** Reads and checkpointed runs queued in {@link serialized} and not yet finished. */
   private queued = 0;
-  private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
-  private readonly attachments: ParticleAttachments;
+  protected readonly attachments: ParticleAttachments;
   /** Startup steps still to take (all of them at creation, and again after a restart). */
   private startupLeft: number;
 
@@ -138,6 +137,7 @@ export class WebGpuSimulation implements GpuSimulation {
     private readonly ownsDevice: boolean,
     adapterName: string,
   ) {
+    super();
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
     const program = withContacts(scheme, options.integrator, model.colliders.length, 'webgpu');
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
@@ -291,26 +291,6 @@ export class WebGpuSimulation implements GpuSimulation {
     };
     const run = (n: number): void => (this.lifecycle.check('advance()'), this.submitSteps(n));
     await advanceInChunks(run, steps, onProgress, settle, this.stepsPerSubmit);
-  }
-
-  setParticles(update: ParticleUpdate): void {
-    this.lifecycle.check('setParticles()');
-    this.attachments.setParticles(update);
-  }
-
-  pin(indices: ArrayLike<number>): void {
-    this.lifecycle.check('pin()');
-    this.attachments.pin(indices);
-  }
-
-  release(indices: ArrayLike<number>): void {
-    this.lifecycle.check('release()');
-    this.attachments.release(indices);
-  }
-
-  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void {
-    this.lifecycle.check('setTargets()');
-    this.attachments.setTargets(indices, positions);
   }
 
   async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {
