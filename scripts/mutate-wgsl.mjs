@@ -9,8 +9,9 @@
 // plugin and tests the mutants one after another on one Dawn device, so only the mutated kernel is
 // recompiled. Prints the score and the survivors and writes reports/mutation/wgsl.json.
 //
-// Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl] [--max 20 | --max all] [--timeout 120]
+// Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl[,cg-init.wgsl…]] [--max 20 | --max all] [--timeout 120]
 //                                    [--survivors-of reports/mutation/wgsl-first.json]
+//   --shader: these shaders only (comma-separated; default every shaders/*.wgsl).
 //   --max: mutants at most, sampled evenly over all candidates (default all).
 //   --timeout: seconds one mutant may take before it is counted as a timeout (default 120).
 //   --survivors-of: run only the survivors of an earlier run's wgsl.json (same shaders).
@@ -61,7 +62,7 @@ function candidates(lines) {
 }
 
 const files = values.shader
-  ? [values.shader]
+  ? values.shader.split(',')
   : readdirSync(join(ROOT, 'shaders')).filter((f) => f.endsWith('.wgsl'));
 const all = files.flatMap((file) => {
   const lines = readFileSync(join(ROOT, 'shaders', file), 'utf8').split('\n');
