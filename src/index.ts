@@ -74,6 +74,5 @@ export {
 export {
   createAdaptiveSimulation,
   type AdaptiveBackendOptions,
-  type AdaptiveSimulation,
-  type TimeProgressCallback,
-} from './simulation/adaptive-simulation.ts';
+} from './simulation/create-adaptive-simulation.ts';
+export { type AdaptiveSimulation, type TimeProgressCallback } from './simulation/adaptive-simulation.ts';

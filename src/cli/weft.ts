@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exitCode, WebGpuUnavailableError, WeftError, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, isAdaptive } from '../integrators/catalog.ts';
-import type { AdaptiveBackendOptions } from '../simulation/adaptive-simulation.ts';
+import type { AdaptiveBackendOptions } from '../simulation/create-adaptive-simulation.ts';
 import type { AdaptiveIntegratorName, AdaptiveOptions } from '../integrators/adaptive-options.ts';
 import { energy } from '../model/energy.ts';
 import { createSimulation, type SimulationOptions } from '../simulation/create-simulation.ts';

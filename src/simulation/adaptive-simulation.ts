@@ -7,7 +7,6 @@ import { Lifecycle } from '../backends/common/lifecycle.ts';
 import { refuseAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
-import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
@@ -24,58 +23,11 @@ import {
   type NewtonStats,
   type ResolvedAdaptiveOptions,
 } from '../integrators/adaptive-options.ts';
-import { resolveAdaptiveOptions, validateOptions } from '../integrators/options.ts';
+import { resolveAdaptiveOptions } from '../integrators/options.ts';
 import { CpuProgramStepper } from '../backends/cpu/program-stepper.ts';
 import { derivative } from '../backends/cpu/passes.ts';
 import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
-import { acquireDevice } from '../backends/webgpu/device.ts';
-
-/** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
-export interface AdaptiveBackendOptions {
-  /** 'cpu' (default) or 'webgpu' (float32; the error norm is read back once per attempted step). */
-  backend?: 'cpu' | 'webgpu';
-  /** WebGPU: a device of the caller's, borrowed and never destroyed. */
-  device?: GPUDevice;
-}
-
-/**
- * Creates an adaptive simulation on the CPU or on WebGPU. rk45, step doubling (of any explicit
- * scheme, Richardson extrapolation included) and, on WebGPU, velocity-implicit-euler are programs
- * (src/integrators/adaptive-programs.ts) that the backends' executors run; the CPU's
- * velocity-implicit-euler is Drake's stepper. The step-size controller is the same code on both.
- */
-export async function createAdaptiveSimulation(
-  model: Model,
-  options: AdaptiveOptions & AdaptiveBackendOptions,
-): Promise<AdaptiveSimulation> {
-  const backend = options.backend ?? 'cpu';
-  if (backend !== 'cpu' && backend !== 'webgpu')
-    throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
-  const o = resolveAdaptiveOptions(backend === 'webgpu' ? { ...options, precision: 'f32' } : options);
-  validateOptions(options, o.integrator, backend);
-  if (backend === 'cpu') return new AdaptiveSimulation(model, options);
-  // What the GPU cannot run is refused before a device is requested.
-  const acquired = await acquireDevice(options.device);
-  try {
-    const stepper: GpuAdaptiveStepper = new WebGpuProgramStepper(acquired.device, model, adaptiveProgram(o), o.tolerances.norm); // prettier-ignore
-    return new AdaptiveSimulation(
-      model,
-      { ...options, precision: 'f32' },
-      {
-        stepper,
-        description: `WebGPU: ${acquired.adapterName}`,
-        device: acquired.device,
-        release: () => {
-          stepper.destroy();
-          if (acquired.owned) acquired.device.destroy();
-        },
-      },
-    );
-  } catch (error) {
-    if (acquired.owned) acquired.device.destroy();
-    throw error;
-  }
-}
+import { FusedAdaptiveStepper } from '../backends/webgpu/fused-stepper.ts';
 
 /** Progress of {@link AdaptiveSimulation.advanceTo}: the time reached and the target, s. */
 export type TimeProgressCallback = (time: number, target: number) => void;
@@ -98,7 +50,9 @@ export class AdaptiveSimulation implements Simulation {
   readonly description: string;
   readonly options: ResolvedAdaptiveOptions;
   readonly backend: 'cpu' | 'webgpu';
-  private readonly stepper: AdaptiveStepper | GpuAdaptiveStepper;
+  private readonly stepper: AdaptiveStepper | GpuAdaptiveStepper | FusedAdaptiveStepper;
+  /** WebGPU with the controller on the GPU (fused-stepper.ts): whole batches of steps per submission. */
+  private readonly fused: FusedAdaptiveStepper | null;
   private readonly freeBackend: () => void;
   private readonly newtonStepper: VelocityImplicitEulerStepper | null;
   private readonly real: (length: number) => RealArray;
@@ -126,7 +80,12 @@ export class AdaptiveSimulation implements Simulation {
   constructor(
     model: Model,
     options: AdaptiveOptions,
-    gpu?: { stepper: GpuAdaptiveStepper; description: string; device: GPUDevice; release: () => void },
+    gpu?: {
+      stepper: GpuAdaptiveStepper | FusedAdaptiveStepper;
+      description: string;
+      device: GPUDevice;
+      release: () => void;
+    },
   ) {
     if (typeof options !== 'object' || options === null)
       throw new WeftInputError('options', 'must be an object with at least `integrator`');
@@ -143,6 +102,7 @@ export class AdaptiveSimulation implements Simulation {
     const what = o.integrator === 'step-doubling' ? `step-doubling(${o.scheme})` : o.integrator;
     if (gpu) {
       this.stepper = gpu.stepper;
+      this.fused = gpu.stepper instanceof FusedAdaptiveStepper ? gpu.stepper : null;
       this.newtonStepper = null;
       this.description = `${gpu.description}, ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
       return;
@@ -152,6 +112,7 @@ export class AdaptiveSimulation implements Simulation {
         ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
         : new CpuProgramStepper(model, initial, adaptiveProgram(o), o.precision);
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
+    this.fused = null;
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
   }
 
@@ -189,6 +150,11 @@ export class AdaptiveSimulation implements Simulation {
 
   private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
+    if (this.fused) {
+      const before = this.stats.acceptedSteps;
+      if (steps > 0) await this.advanceFused(null, steps, () => onProgress?.(this.stats.acceptedSteps - before, steps)); // prettier-ignore
+      return;
+    }
     for (let done = 0; done < steps; done++) {
       await this.stepTowards(Infinity);
       onProgress?.(done + 1, steps);
@@ -207,6 +173,10 @@ export class AdaptiveSimulation implements Simulation {
   private async advanceToNow(target: number, onProgress?: TimeProgressCallback): Promise<void> {
     if (typeof target !== 'number' || !Number.isFinite(target) || target < this.t)
       throw new WeftInputError('tEnd', `must be a finite time ≥ the current time ${this.t} s, got ${target}`);
+    if (this.fused) {
+      if (target > this.t) await this.advanceFused(target, 0, () => onProgress?.(this.t, target));
+      return;
+    }
     const start = this.t;
     const reportEvery = (target - start) / 100;
     let nextReport = start + reportEvery;
@@ -220,9 +190,43 @@ export class AdaptiveSimulation implements Simulation {
     }
   }
 
+  /** A stepper that takes one attempt at a time (not the fused one). */
+  private stepwise(): AdaptiveStepper | GpuAdaptiveStepper {
+    if (this.stepper instanceof FusedAdaptiveStepper)
+      throw new Error('the fused stepper takes no single attempts');
+    return this.stepper;
+  }
+
+  /**
+   * The fused stepper's batches to `target` (null: none) or `steps` more accepted steps, then its
+   * statistics, time and proposal mirrored here (also after a step-size error).
+   */
+  private async advanceFused(target: number | null, steps: number, onBatch: () => void): Promise<void> {
+    const fused = this.fused!;
+    const first = this.proposal === null ? this.firstStep() : undefined;
+    const mirror = (): void => {
+      const { time, nextStep, acceptedSteps, rejectedSteps, shrinksFromErrorControl, shrinksFromNewtonFailure, smallestStep, largestStep, lastErrorEstimate, maxErrorEstimate, minStepViolations, accuracyMet } = fused.stats; // prettier-ignore
+      const stats = { acceptedSteps, rejectedSteps, shrinksFromErrorControl, shrinksFromNewtonFailure, smallestStep, largestStep, lastErrorEstimate, maxErrorEstimate, minStepViolations, accuracyMet }; // prettier-ignore
+      Object.assign(this.stats, stats);
+      this.t = time;
+      this.proposal = nextStep;
+    };
+    try {
+      await fused.advance(target, steps, first, () => {
+        mirror();
+        onBatch();
+      });
+    } finally {
+      mirror();
+    }
+    // The GPU lands on target's two-float form; the time is the target itself.
+    if (target !== null) this.t = target;
+  }
+
   /** One accepted step towards `target` (after as many rejected attempts as it takes). */
   private async stepTowards(target: number): Promise<void> {
     if (this.options.errorControl === 'drake') return this.stepDrake(target);
+    const stepper = this.stepwise();
     const o = this.options;
     if (this.proposal === null) this.proposal = this.firstStep();
     for (;;) {
@@ -232,7 +236,7 @@ export class AdaptiveSimulation implements Simulation {
       const h = clipped ? remaining : planned;
       // A step too small to change t in float64 is as small as a step can be.
       const atMinimum = h <= o.minStep || (!clipped && this.t + h === this.t);
-      const outcome = await this.stepper.attempt(h);
+      const outcome = await stepper.attempt(h);
       if (outcome.kind === 'newton-failed') {
         if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');
         this.stats.shrinksFromNewtonFailure++;
@@ -251,15 +255,15 @@ export class AdaptiveSimulation implements Simulation {
         } else {
           this.stats.shrinksFromErrorControl++;
           this.stats.rejectedSteps++;
-          this.proposal = this.clampStep(h * stepFactor(error, this.stepper.estimateOrder, o, true));
+          this.proposal = this.clampStep(h * stepFactor(error, stepper.estimateOrder, o, true));
           this.lastRejected = true;
           continue;
         }
       }
-      this.stepper.accept();
+      stepper.accept();
       this.t = clipped ? target : this.t + h;
       this.recordAccepted(h, error, clipped);
-      const next = h * stepFactor(error, this.stepper.estimateOrder, o, this.lastRejected);
+      const next = h * stepFactor(error, stepper.estimateOrder, o, this.lastRejected);
       // A step shortened to land on the target says nothing against the step planned before it.
       this.proposal = this.clampStep(clipped ? Math.max(next, planned) : next);
       this.lastRejected = false;
@@ -270,12 +274,13 @@ export class AdaptiveSimulation implements Simulation {
   /** One accepted step towards `target` under errorControl 'drake' ({@link drakeStep}). */
   private async stepDrake(target: number): Promise<void> {
     this.proposal ??= this.firstStep();
-    const step = await drakeStep(this.stepper, this.options, this.t, this.proposal, target, this.stats);
+    const stepper = this.stepwise();
+    const step = await drakeStep(stepper, this.options, this.t, this.proposal, target, this.stats);
     if (!(step.error <= 1)) {
       this.stats.minStepViolations++;
       this.stats.accuracyMet = false;
     }
-    this.stepper.accept();
+    stepper.accept();
     this.t = step.h === target - this.t ? target : this.t + step.h;
     if (!step.limited) this.proposal = step.next;
     this.recordAccepted(step.h, step.error, step.limited);
@@ -359,12 +364,14 @@ export class AdaptiveSimulation implements Simulation {
     return {
       ...this.stats,
       nextStep: this.proposal ?? NaN,
-      derivativeEvaluations: this.stepper.derivativeEvaluations + this.startingEvaluations,
-      newton: this.newtonStepper
-        ? { ...this.newtonStepper.newton }
-        : 'newton' in this.stepper
-          ? { ...(this.stepper as { newton: NewtonStats }).newton }
-          : emptyNewtonStats(),
+      derivativeEvaluations: (this.fused ? this.fused.stats.evaluations : this.stepwise().derivativeEvaluations) + this.startingEvaluations, // prettier-ignore
+      newton: this.fused
+        ? { ...this.fused.stats.newton }
+        : this.newtonStepper
+          ? { ...this.newtonStepper.newton }
+          : 'newton' in this.stepper
+            ? { ...(this.stepper as { newton: NewtonStats }).newton }
+            : emptyNewtonStats(),
     };
   }
 

@@ -16,11 +16,8 @@ import { isImplicit, type ImplicitOptions } from '../integrators/implicit-option
 import type { Model } from '../model/model.ts';
 import { validateOptions } from '../integrators/options.ts';
 import type { AdaptiveOptions } from '../integrators/adaptive-options.ts';
-import {
-  createAdaptiveSimulation,
-  type AdaptiveBackendOptions,
-  type AdaptiveSimulation,
-} from './adaptive-simulation.ts';
+import { createAdaptiveSimulation, type AdaptiveBackendOptions } from './create-adaptive-simulation.ts';
+import type { AdaptiveSimulation } from './adaptive-simulation.ts';
 import type { GpuSimulation, Simulation } from '../backends/common/simulation-types.ts';
 import { WebGpuImplicitSimulation } from '../backends/webgpu/webgpu-implicit-simulation.ts';
 import { WebGpuSimulation } from '../backends/webgpu/webgpu-simulation.ts';

@@ -32,6 +32,8 @@ import contactProject from '../../../shaders/contact-project.wgsl?raw';
 import contactDetect from '../../../shaders/contact-detect.wgsl?raw';
 import contactFilter from '../../../shaders/contact-filter.wgsl?raw';
 import contactRespond from '../../../shaders/contact-respond.wgsl?raw';
+import colliderMove from '../../../shaders/collider-move.wgsl?raw';
+import fusedAdaptive from '../../../shaders/fused-adaptive.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -53,10 +55,11 @@ const IMPLICIT = {
 
 const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlong, mgCoarseSolve, mgProduct };
 
-const PROGRAM = { programForces, programGather, programCombine, programNorm };
+/** Program kernels: program-vectors.wgsl prepended (fusedAdaptive: a whole batch of adaptive steps). */
+const PROGRAM = { programForces, programGather, programCombine, programNorm, fusedAdaptive };
 
 /** Contacts with colliders: colliders.wgsl prepended. */
-const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond };
+const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond, colliderMove };
 
 export type KernelName =
   | keyof typeof EXPLICIT

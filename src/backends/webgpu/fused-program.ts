@@ -1,0 +1,233 @@
+/**
+ * Compiles an adaptive program (src/integrators/adaptive-programs.ts) into the code that
+ * shaders/fused-adaptive.wgsl interprets: a word stream of its ops (the shader's OP_* constants,
+ * read from its source) and a table of coefficients, each a polynomial in h of degree ≤ 3 that
+ * the shader evaluates for the step it chooses itself. The programs' coefficients are
+ * polynomials in h (h·b_j, h(h + r_k), …); one that is not (e.g. 2/h) makes the program
+ * unsupported, and the per-op executor runs it instead.
+ */
+import {
+  coefficientAt,
+  vectorNames,
+  type Coefficient,
+  type NewtonQuantity,
+  type Op,
+  type Program,
+} from '../../integrators/program.ts';
+import type { RhsCoefficients, SystemCoefficients } from '../../integrators/implicit-schemes.ts';
+import { kernels } from './kernels.ts';
+
+/** The code of shaders/fused-adaptive.wgsl's uniform `code` (array<vec4<u32>, 1024>). */
+export const FUSED_CODE_WORDS = 4096;
+/** Entries of its uniform `coefficients` (array<vec4<f32>, 512>). */
+export const FUSED_COEFFICIENTS = 512;
+
+/** A program compiled for the fused kernel. */
+export interface FusedCode {
+  readonly words: Uint32Array;
+  /** Polynomial coefficients (c₀, c₁, c₂, c₃) per entry. */
+  readonly coefficients: Float32Array;
+  readonly firstPc: number;
+  readonly attemptPc: number;
+  readonly acceptPc: number;
+  /** Arena slot of each work vector (x and v are the state buffers). */
+  readonly slots: ReadonlyMap<string, number>;
+}
+
+/** Thrown while compiling a program the fused kernel cannot run; the message says why. */
+export class FusedUnsupported extends Error {}
+
+/** A value of shaders/fused-adaptive.wgsl's `const NAME: u32 = …u;`. */
+function opcode(name: string): number {
+  const value = kernels().fusedAdaptive.constants.get(name);
+  if (value === undefined) throw new Error(`shaders/fused-adaptive.wgsl declares no const ${name}`);
+  return value;
+}
+
+const QUANTITIES: Partial<Record<NewtonQuantity, string>> = {
+  residual: 'Q_RESIDUAL',
+  correction: 'Q_CORRECTION',
+  total: 'Q_TOTAL',
+};
+
+const RHS_ORDER: readonly (keyof RhsCoefficients)[] = [
+  'forceScale',
+  'extraScale',
+  'velocityMass',
+  'accelerationMass',
+  'velocityStiffness',
+  'accelerationStiffness',
+  'velocityDamping',
+  'accelerationDamping',
+];
+
+/**
+ * (c₀, c₁, c₂, c₃) with f(h) = c₀ + c₁ h + c₂ h² + c₃ h³, from f at h = 0, 1, 2, 3 (Newton's
+ * divided differences), checked at three other steps to 10⁻⁹ relative; throws FusedUnsupported.
+ */
+export function polynomialOf(f: (h: number) => number, what: string): [number, number, number, number] {
+  const [y0, y1, y2, y3] = [0, 1, 2, 3].map(f) as [number, number, number, number];
+  // Divided differences at nodes 0, 1, 2, 3, then expanded to the monomial basis.
+  const d1 = y1 - y0;
+  const d2 = (y2 - 2 * y1 + y0) / 2;
+  const d3 = (y3 - 3 * y2 + 3 * y1 - y0) / 6;
+  // y0 + d1 h + d2 h(h − 1) + d3 h(h − 1)(h − 2)
+  const c: [number, number, number, number] = [y0, d1 - d2 + 2 * d3, d2 - 3 * d3, d3];
+  for (const h of [0.37, 1.9, 7.5]) {
+    const expected = f(h);
+    const value = c[0] + h * (c[1] + h * (c[2] + h * c[3]));
+    if (!(Math.abs(value - expected) <= 1e-9 * Math.max(1, Math.abs(expected))))
+      throw new FusedUnsupported(`${what} is not a polynomial of degree ≤ 3 in h`);
+  }
+  return c;
+}
+
+/** Compiles `program`'s adaptive blocks; throws FusedUnsupported for what the kernel lacks. */
+export function compileFused(program: Program): FusedCode {
+  const adaptive = program.adaptive;
+  if (!adaptive) throw new FusedUnsupported('the program is not adaptive');
+  if (Object.keys(program.rings).length > 0) throw new FusedUnsupported('the program has rings');
+  const solver = program.implicit?.solver;
+  if (solver === 'jacobi' || solver === 'multigrid')
+    throw new FusedUnsupported(`solver '${solver}' has no fused form`);
+  const slots = new Map<string, number>();
+  for (const name of vectorNames(program)) if (name !== 'x' && name !== 'v') slots.set(name, slots.size);
+  const compiler = new Compiler(slots);
+  const firstPc = compiler.block(adaptive.first);
+  const attemptPc = compiler.block(adaptive.attempt);
+  const acceptPc = compiler.block(adaptive.accept);
+  return { ...compiler.finish(), firstPc, attemptPc, acceptPc, slots };
+}
+
+class Compiler {
+  private readonly words: number[] = [];
+  private readonly table: number[][] = [];
+  private readonly known = new Map<Coefficient, number>();
+
+  constructor(private readonly slots: ReadonlyMap<string, number>) {}
+
+  finish(): { words: Uint32Array; coefficients: Float32Array } {
+    if (this.words.length > FUSED_CODE_WORDS)
+      throw new FusedUnsupported(`the program needs ${this.words.length} code words (at most ${FUSED_CODE_WORDS})`);
+    if (this.table.length > FUSED_COEFFICIENTS)
+      throw new FusedUnsupported(`the program needs ${this.table.length} coefficients (at most ${FUSED_COEFFICIENTS})`);
+    const words = new Uint32Array(FUSED_CODE_WORDS);
+    words.set(this.words);
+    const coefficients = new Float32Array(4 * FUSED_COEFFICIENTS);
+    this.table.forEach((c, k) => coefficients.set(c, 4 * k));
+    return { words, coefficients };
+  } // prettier-ignore
+
+  /** Compiles `ops` then END; returns where they start. */
+  block(ops: readonly Op[]): number {
+    const start = this.words.length;
+    for (const op of ops) this.op(op);
+    this.words.push(opcode('OP_END'));
+    return start;
+  }
+
+  private ref(name: string): number {
+    if (name === 'x') return 0;
+    if (name === 'v') return 1;
+    const slot = this.slots.get(name);
+    if (slot === undefined) throw new Error(`program vector '${name}' was not allocated`);
+    return 2 + slot;
+  }
+
+  private coefficient(c: Coefficient, what: string): number {
+    let k = this.known.get(c);
+    if (k === undefined) {
+      k = this.table.length;
+      this.table.push(typeof c === 'number' ? [c, 0, 0, 0] : polynomialOf((h) => coefficientAt(c, h), what));
+      this.known.set(c, k);
+    }
+    return k;
+  }
+
+  /** The fields of a coefficient record as functions of h (each its own table entry). */
+  private fields<T extends object>(of: (h: number) => T, keys: readonly (keyof T & string)[], what: string): number[] {
+    return keys.map((key) => this.coefficient(polynomialFunction(of, key), `${what}.${key}`));
+  } // prettier-ignore
+
+  private op(op: Op): void {
+    const w = this.words;
+    switch (op.op) {
+      case 'eval':
+        w.push(opcode('OP_EVAL'), this.ref(op.x), this.ref(op.v), this.ref(op.a), this.coefficient(op.rayleighMass, 'rayleighMass')); // prettier-ignore
+        return;
+      case 'combine': {
+        w.push(opcode('OP_COMBINE'), op.outputs.length);
+        for (const out of op.outputs) {
+          // Terms whose coefficient is 0 for every h add nothing (the CPU drops zero terms too).
+          const terms = out.terms.filter(([c]) => c !== 0);
+          w.push(this.ref(out.to), terms.length);
+          for (const [c, name] of terms) w.push(this.ref(name), this.coefficient(c, `combine → ${out.to}`));
+        }
+        return;
+      }
+      case 'norm': {
+        const t = op.tolerances;
+        const tolerances = [
+          t.relative,
+          t.absolutePosition,
+          t.absoluteVelocity,
+          t.positionWeight,
+          t.velocityWeight,
+        ];
+        w.push(opcode('OP_NORM'), ...[...op.error, ...op.start, ...op.end].map((n) => this.ref(n)), ...tolerances.map((c) => this.coefficient(c, 'tolerance'))); // prettier-ignore
+        return;
+      }
+      case 'jacobians':
+        w.push(opcode('OP_JACOBIANS'), this.ref(op.x), this.ref(op.v));
+        return;
+      case 'rhs':
+        w.push(opcode('OP_RHS'), this.ref(op.to), this.ref(op.v), this.ref(op.a), this.ref(op.extra), ...this.fields(op.coefficients, RHS_ORDER, 'rhs')); // prettier-ignore
+        return;
+      case 'solve':
+        w.push(opcode('OP_SOLVE'), this.ref(op.rhs), this.ref(op.to), ...this.fields<SystemCoefficients>(op.system, ['mass', 'damping', 'stiffness'], 'system')); // prettier-ignore
+        return;
+      case 'measure': {
+        const entries = Object.entries(op.quantities);
+        w.push(opcode('OP_MEASURE'), entries.length);
+        for (const [quantity, name] of entries) {
+          const constant = QUANTITIES[quantity as NewtonQuantity];
+          if (!constant) throw new FusedUnsupported(`the Newton quantity '${quantity}' has no fused form`);
+          w.push(opcode(constant), this.ref(name));
+        }
+        return;
+      }
+      case 'newton':
+        return this.newton(op);
+      default:
+        throw new FusedUnsupported(`the op '${op.op}' has no fused form`);
+    }
+  }
+
+  /** BEGIN, begin; L: residual, CHECK (→ E when done), update, NEXT (→ L); E. */
+  private newton(op: Extract<Op, { op: 'newton' }>): void {
+    if (op.criterion !== 'caribou') throw new FusedUnsupported(`the Newton criterion '${op.criterion}' has no fused form`); // prettier-ignore
+    const w = this.words;
+    w.push(opcode('OP_NEWTON_BEGIN'));
+    for (const inner of op.begin) this.op(inner);
+    const loop = w.length;
+    for (const inner of op.residual) this.op(inner);
+    const check = w.length;
+    w.push(opcode('OP_NEWTON_CHECK'), op.estimator ? 1 : 0, 0);
+    for (const inner of op.update) this.op(inner);
+    w.push(opcode('OP_NEWTON_NEXT'), loop);
+    w[check + 2] = w.length;
+  }
+}
+
+/**
+ * `h ↦ of(h)[key]`, one function per (of, key) so that the table shares it between ops that use
+ * the same record function.
+ */
+const fieldFunctions = new WeakMap<object, Map<string, (h: number) => number>>();
+function polynomialFunction<T extends object>(of: (h: number) => T, key: keyof T & string): (h: number) => number {
+  let byKey = fieldFunctions.get(of);
+  if (!byKey) fieldFunctions.set(of, (byKey = new Map()));
+  let f = byKey.get(key);
+  if (!f) byKey.set(key, (f = (h: number) => of(h)[key] as number));
+  return f;
+} // prettier-ignore

@@ -1,0 +1,265 @@
+/**
+ * Adaptive integration of a small system on WebGPU with the step-size controller on the GPU
+ * (issue 10: the GPU never waits on the CPU inside a step): shaders/fused-adaptive.wgsl runs many
+ * attempted steps — the program's ops, the error norm, the accept/reject decision, the next step —
+ * per dispatch of one workgroup, several dispatches per submission, and the host reads the
+ * controller's state and statistics back once per submission. A step that fails at the minimum
+ * step halts the batch on the GPU (the state stays at the last accepted step) and is reported here.
+ */
+import { WeftStepSizeError } from '../../core/errors.ts';
+import type { Model } from '../../model/model.ts';
+import type { Program } from '../../integrators/program.ts';
+import type {
+  AdaptiveStats,
+  NewtonStats,
+  ResolvedAdaptiveOptions,
+} from '../../integrators/adaptive-options.ts';
+import { emptyNewtonStats } from '../../integrators/adaptive-options.ts';
+import { checkDeviceFits } from './device-fits.ts';
+import { compileFused, type FusedCode } from './fused-program.ts';
+import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
+import { bindByName, bufferFactory, groupThreadsFor, pipeline, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
+import { kernels } from './kernels.ts';
+import { structBytes, type StructLayout } from './layout.ts';
+
+/** The most particles the fused kernel takes by default: one workgroup does all the work. */
+export const FUSED_MAX_PARTICLES = 1024;
+/** Dispatches per submission (the controller's state is read back once per submission). */
+const DISPATCHES_PER_SUBMIT = 8;
+
+/** The statistics the GPU keeps (AdaptiveStats without what the driver adds). */
+export type FusedStats = Omit<AdaptiveStats, 'derivativeEvaluations' | 'newton'> & {
+  time: number;
+  attempts: number;
+  evaluations: number;
+  newton: NewtonStats;
+};
+
+const STATUS = ['running', 'done', 'newton-failed', 'non-finite', 'accuracy'] as const;
+
+export class FusedAdaptiveStepper {
+  readonly estimateOrder: number;
+  readonly positions: GPUBuffer;
+  private readonly velocities: GPUBuffer;
+  private readonly buffers: GPUBuffer[] = [];
+  private readonly control: GPUBuffer;
+  private readonly readback: GPUBuffer;
+  private readonly layout: StructLayout;
+  private readonly pipeline: GPUComputePipeline;
+  private readonly bindGroup: GPUBindGroup;
+  /** The statistics as of the last readback. */
+  stats: FusedStats;
+  /** Submissions so far: one readback each. */
+  submissions = 0;
+  /** Attempted steps one dispatch runs at most (fewer when the batch ends). */
+  readonly attemptsPerDispatch: number;
+  /** Dispatches per submission. */
+  readonly dispatchesPerSubmit = DISPATCHES_PER_SUBMIT;
+
+  /** Throws FusedUnsupported (fused-program.ts) when the program has no fused form. */
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly model: Model,
+    program: Program,
+    private readonly o: ResolvedAdaptiveOptions,
+  ) {
+    const code = compileFused(program);
+    // A power of two (the reductions' tree), no more threads than particles need.
+    const threads = Math.min(
+      groupThreadsFor(device, 64),
+      2 ** Math.floor(Math.log2(Math.max(1, model.particleCount))),
+    );
+    checkDeviceFits(model, device.limits, threads, Boolean(program.implicit));
+    this.estimateOrder = program.adaptive!.estimateOrder;
+    const layouts = kernels().fusedAdaptive;
+    this.layout = layouts.structs.get('FusedControl')!;
+    const n = model.particleCount;
+    const create = bufferFactory(device, 'FusedAdaptiveStepper', this.buffers);
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const uniform = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+    const arenaStride = Math.ceil(n / 16) * 16;
+    this.positions = create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)); // prettier-ignore
+    this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0));
+    this.control = create('control', this.layout.size, storage, this.initialControl());
+    this.readback = create('readback', this.layout.size, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+    const params = structBytes(layouts.structs.get('SimParams')!, { particleCount: n, springCount: model.springCount, gravity: model.gravity, rayleighMass: 0 }); // prettier-ignore
+    // About 4,096 particle-attempts per dispatch: short dispatches on large models (a GPU watchdog).
+    const attemptsPerDispatch = Math.max(1, Math.min(64, Math.floor(4096 / Math.max(n, 1))));
+    this.attemptsPerDispatch = attemptsPerDispatch;
+    const buffers = {
+      params: create('params', 32, uniform, params),
+      positions: this.positions,
+      velocities: this.velocities,
+      arena: create('arena', Math.max(1, code.slots.size) * arenaStride * VEC4_BYTES, storage),
+      settings: create('settings', layouts.structs.get('FusedSettings')!.size, uniform, this.settings(code, attemptsPerDispatch, program)), // prettier-ignore
+      code: create('code', code.words.byteLength, uniform, code.words.slice().buffer),
+      coefficients: create('coefficients', code.coefficients.byteLength, uniform, code.coefficients.slice().buffer), // prettier-ignore
+      control: this.control,
+      springs: create('springs', springBytes(model).byteLength, storage, springBytes(model)),
+      incidence: create(
+        'incidence',
+        4 * (n + 1 + 2 * model.incidence.entries.length),
+        storage,
+        this.incidence(),
+      ),
+      particleMasses: create('particleMasses', 8 * n, storage, Float32Array.from({ length: 2 * n }, (_, k) => k % 2 === 0 ? (model.particleFixed[k >> 1] ? 0 : model.particleMass[k >> 1]!) : model.particleInvMass[k >> 1]!).buffer), // prettier-ignore
+      work: create('work', (6 * n + 2 * model.springCount) * VEC4_BYTES, storage),
+    };
+    this.pipeline = pipeline(device, 'fusedAdaptive', threads, { arenaStride });
+    this.bindGroup = bindByName(device, 'FusedAdaptiveStepper', this.pipeline, layouts, buffers);
+    this.stats = this.parse(new DataView(this.initialControl()));
+  }
+
+  /** FusedSettings: the program's entry points and the controller's and solver's options. */
+  private settings(code: FusedCode, attemptsPerDispatch: number, program: Program): ArrayBuffer {
+    const o = this.o;
+    const implicit = program.implicit;
+    const tolerance = Math.max(implicit?.tolerance ?? 0, FLOAT32_TOLERANCE_FLOOR);
+    return structBytes(kernels().fusedAdaptive.structs.get('FusedSettings')!, {
+      firstPc: code.firstPc,
+      attemptPc: code.attemptPc,
+      acceptPc: code.acceptPc,
+      attemptsPerDispatch,
+      drake: o.errorControl === 'drake' ? 1 : 0,
+      maxNorm: o.tolerances.norm === 'max' ? 1 : 0,
+      onMinStepThrow: o.onMinStep === 'throw' ? 1 : 0,
+      freeParticles: this.model.particleInvMass.filter((w) => w > 0).length,
+      estimateOrder: this.estimateOrder,
+      safetyFactor: o.safetyFactor,
+      growthLimit: o.growthLimit,
+      shrinkLimit: o.shrinkLimit,
+      minStep: o.minStep,
+      maxStep: o.maxStep,
+      newtonFailureShrink: o.newtonFailureShrink,
+      tolerance2: tolerance * tolerance,
+      maxIterations: implicit?.maxIterations ?? 0,
+      preconditioner: !implicit || implicit.solver === 'cg' ? 0 : implicit.preconditioner === 'block' ? 2 : 1,
+      exactJacobian: implicit?.jacobian === 'exact' ? 1 : 0,
+      warmStart: implicit?.warmStart ? 1 : 0,
+      newtonIterations: implicit?.newtonIterations ?? 0,
+      correctionTolerance: implicit?.correctionTolerance ?? 0,
+      residualTolerance: implicit?.residualTolerance ?? 0,
+      absoluteTolerance: implicit?.absoluteResidualTolerance ?? 0,
+    });
+  }
+
+  /** CSR offsets [0, n], then per entry (2 · spring + side, the other endpoint). */
+  private incidence(): ArrayBuffer {
+    const { model } = this;
+    const n = model.particleCount;
+    const { offsets, entries } = model.incidence;
+    const data = new Uint32Array(n + 1 + 2 * entries.length);
+    data.set(offsets);
+    entries.forEach((entry, e) => {
+      data[n + 1 + 2 * e] = entry;
+      data[n + 2 + 2 * e] = model.springIndices[2 * (entry >> 1) + 1 - (entry & 1)]!;
+    });
+    return data.buffer;
+  }
+
+  /** Time 0, no proposal yet, statistics zero, status DONE (nothing runs before a request). */
+  private initialControl(): ArrayBuffer {
+    const values: Record<string, number> = {};
+    for (const name of this.layout.members.keys()) values[name] = 0;
+    Object.assign(values, { proposal: NaN, smallestStep: Infinity, status: 1 });
+    return structBytes(this.layout, values);
+  }
+
+  /**
+   * Runs batches until `target` (s; null: none) is reached or `steps` more steps are accepted
+   * (0: no count), reporting the time after each readback; `proposal` (s) sets the controller's
+   * next step first (the first step). Throws WeftStepSizeError when a step fails at the minimum
+   * step (the state stays at the last accepted step).
+   */
+  async advance(
+    target: number | null,
+    steps: number,
+    proposal?: number,
+    onBatch?: (time: number) => void,
+  ): Promise<void> {
+    const hi = Math.fround(target ?? 0);
+    const request = new ArrayBuffer(20);
+    const view = new DataView(request);
+    const offset = (name: string): number => this.layout.members.get(name)!.offset;
+    view.setFloat32(offset('targetHi'), hi, true);
+    view.setFloat32(offset('targetLo'), target === null ? 0 : target - hi, true);
+    view.setUint32(offset('bounded'), target === null ? 0 : 1, true);
+    view.setUint32(offset('stepsLeft'), steps, true);
+    view.setUint32(offset('status'), 0, true);
+    if (offset('status') !== 16) throw new Error('FusedControl: the request is not its first five members');
+    this.device.queue.writeBuffer(this.control, 0, request);
+    if (proposal !== undefined)
+      this.device.queue.writeBuffer(this.control, offset('proposal'), new Float32Array([proposal]));
+    for (;;) {
+      const encoder = this.device.createCommandEncoder({ label: 'FusedAdaptiveStepper.advance' });
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(this.pipeline);
+      pass.setBindGroup(0, this.bindGroup);
+      for (let k = 0; k < DISPATCHES_PER_SUBMIT; k++) pass.dispatchWorkgroups(1);
+      pass.end();
+      encoder.copyBufferToBuffer(this.control, 0, this.readback, 0, this.layout.size);
+      this.device.queue.submit([encoder.finish()]);
+      this.submissions++;
+      await this.readback.mapAsync(GPUMapMode.READ);
+      const data = new DataView(this.readback.getMappedRange().slice(0));
+      this.readback.unmap();
+      this.stats = this.parse(data);
+      const status = STATUS[data.getUint32(offset('status'), true)] ?? 'running';
+      onBatch?.(this.stats.time);
+      if (status === 'running') continue;
+      if (status === 'done') return;
+      throw new WeftStepSizeError(this.stats.time, data.getFloat32(offset('haltStep'), true), status);
+    }
+  }
+
+  private parse(view: DataView): FusedStats {
+    const member = (name: string): { offset: number; type: string } => this.layout.members.get(name)!;
+    const get = (name: string): number => {
+      const { offset, type } = member(name);
+      return type === 'f32' ? view.getFloat32(offset, true) : view.getUint32(offset, true);
+    };
+    const iterations = get('newtonIterations');
+    const estimator = get('estimatorIterations');
+    const newton: NewtonStats = {
+      ...emptyNewtonStats(),
+      iterations,
+      jacobianEvaluations: iterations,
+      factorizations: iterations,
+      errorEstimatorIterations: estimator,
+      errorEstimatorJacobianEvaluations: estimator,
+      errorEstimatorFactorizations: estimator,
+      linearSolves: get('linearSolves'),
+      linearIterations: get('linearIterations'),
+      maxLinearIterations: get('maxLinearIterations'),
+      lastLinearResidual: get('lastResidual'),
+      maxLinearResidual: get('maxResidual'),
+      unconvergedLinearSolves: get('unconvergedSolves'),
+      failedSolves: get('failedNewtonLoops'),
+    };
+    return {
+      time: get('timeHi') + get('timeLo'),
+      attempts: get('attempts'),
+      evaluations: get('evaluations'),
+      acceptedSteps: get('acceptedSteps'),
+      rejectedSteps: get('rejectedSteps'),
+      shrinksFromErrorControl: get('shrinksFromErrorControl'),
+      shrinksFromNewtonFailure: get('shrinksFromNewtonFailure'),
+      smallestStep: get('smallestStep'),
+      largestStep: get('largestStep'),
+      lastErrorEstimate: get('lastErrorEstimate'),
+      maxErrorEstimate: get('maxErrorEstimate'),
+      minStepViolations: get('minStepViolations'),
+      accuracyMet: get('accuracyMissed') === 0,
+      nextStep: get('proposal'),
+      newton,
+    };
+  }
+
+  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
+    return readPair(this.device, this.model.particleCount, this.positions, this.velocities);
+  }
+
+  destroy(): void {
+    for (const buffer of this.buffers) buffer.destroy();
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The fused adaptive path on WebGPU (src/backends/webgpu/fused-stepper.ts, shaders/fused-adaptive.wgsl:
+ * the step-size controller on the GPU, many attempts per dispatch, one readback per submission)
+ * against the per-op WebGPU path (one readback per attempt, the controller on the CPU in float64)
+ * and the CPU in float64, in Node (Dawn; SwiftShader here). The browser runs the fused path through
+ * test/gpu-adaptive-browser.test.ts (fused is the default for these small models).
+ */
+import { describe, expect, test } from 'vitest';
+import {
+  createAdaptiveSimulation,
+  WeftInputError,
+  WeftStepSizeError,
+  type AdaptiveOptions,
+  type Model,
+} from '../src/index.ts';
+import { compileFused, FusedUnsupported, polynomialOf } from '../src/backends/webgpu/fused-program.ts';
+import type { FusedAdaptiveStepper } from '../src/backends/webgpu/fused-stepper.ts';
+import { buildCloth8, buildSpring3d } from './helpers/adaptive-gpu-cases.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { drakeSpringModel, SPRING_MASS_STEP, springMassSolution } from './helpers/drake-spring-mass.ts';
+
+const node = useNodeDevice((device) => device);
+
+interface Run {
+  positions: Float64Array;
+  velocities: Float64Array;
+  time: number;
+  accepted: number;
+  rejected: number;
+  description: string;
+  submissions: number;
+  attempts: number;
+}
+
+type Where = { backend: 'cpu' } | { backend: 'webgpu'; fused: boolean };
+
+async function run(model: Model, options: AdaptiveOptions, where: Where, tEnd: number): Promise<Run> {
+  const gpu = where.backend === 'webgpu' ? { device: node.runner(), fused: where.fused } : {};
+  const simulation = await createAdaptiveSimulation(model, { ...options, backend: where.backend, ...gpu });
+  try {
+    await simulation.advanceTo(tEnd);
+    const state = await simulation.readState();
+    const stats = simulation.readStats();
+    const fused = (simulation as unknown as { fused: FusedAdaptiveStepper | null }).fused;
+    return {
+      positions: state.positions,
+      velocities: state.velocities,
+      time: simulation.time,
+      accepted: stats.acceptedSteps,
+      rejected: stats.rejectedSteps,
+      description: simulation.description,
+      submissions: fused?.submissions ?? 0,
+      attempts: fused?.stats.attempts ?? 0,
+    };
+  } finally {
+    simulation.destroy();
+  }
+}
+
+/** max_k |a_k − b_k|. */
+const maxDifference = (a: Float64Array, b: Float64Array): number =>
+  a.reduce((m, value, k) => Math.max(m, Math.abs(value - b[k]!)), 0);
+
+const CASES: { name: string; model: () => Model; options: AdaptiveOptions; tEnd: number }[] = [
+  {
+    name: 'rk45, 3-D spring',
+    model: buildSpring3d,
+    options: { integrator: 'rk45', accuracy: 1e-4 },
+    tEnd: 0.3,
+  },
+  { name: 'step doubling of rk2, 8 × 8 cloth', model: () => buildCloth8(), options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-3 }, tEnd: 0.1 }, // prettier-ignore
+  { name: 'velocity-implicit-euler (Drake), 3-D spring', model: buildSpring3d, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, maxStep: 0.01 }, tEnd: 0.1 }, // prettier-ignore
+];
+
+describe('fused adaptive integration on WebGPU (the controller on the GPU)', () => {
+  for (const c of CASES)
+    test(`${c.name}: the fused run takes the per-op run's steps and lands on its state`, async () => {
+      const model = c.model();
+      const fused = await run(model, c.options, { backend: 'webgpu', fused: true }, c.tEnd);
+      const perOp = await run(model, c.options, { backend: 'webgpu', fused: false }, c.tEnd);
+      const cpu = await run(model, c.options, { backend: 'cpu' }, c.tEnd);
+      expect(fused.description).toContain('fused');
+      expect(perOp.description).not.toContain('fused');
+      // Lands on the target exactly, as the CPU.
+      expect(fused.time).toBe(c.tEnd);
+      // Both GPU runs: float32 states, the controller in float32 (fused) or float64 (per-op); the
+      // same accept/reject sequence unless an error lands within f32 round-off of a threshold.
+      expect(Math.abs(fused.accepted - perOp.accepted)).toBeLessThanOrEqual(1);
+      expect(Math.abs(fused.rejected - perOp.rejected)).toBeLessThanOrEqual(1);
+      expect(Math.abs(fused.accepted - cpu.accepted)).toBeLessThanOrEqual(2);
+      // The state moved, and the fused state is the CPU's within 1 % of that motion (the runs'
+      // error budgets are ≥ 1e-4 relative; f32 round-off over ~100 steps is ~1e-5).
+      const moved = maxDifference(cpu.positions, model.particlePositions);
+      expect(moved).toBeGreaterThan(0.01);
+      expect(maxDifference(fused.positions, cpu.positions)).toBeLessThan(0.01 * moved);
+      expect(maxDifference(fused.positions, perOp.positions)).toBeLessThan(0.01 * moved);
+      // One readback per submission of up to 8 dispatches of many attempts (per-op: one per attempt).
+      expect(fused.attempts).toBe(fused.accepted + fused.rejected);
+      expect(fused.submissions).toBeLessThanOrEqual(Math.ceil(fused.attempts / 8) + 1);
+      expect(fused.submissions).toBeLessThan(fused.attempts);
+    }, 300_000);
+
+  test("Drake's SpringMassStepTest on the fused path: |x(1) − x_true| ≤ 5e-3 m, in ≤ 2 % of the attempts as readbacks", async () => {
+    const { k, x0, v0, tEnd, positionBound, options } = SPRING_MASS_STEP;
+    const result = await run(drakeSpringModel(k, x0, v0), options, { backend: 'webgpu', fused: true }, tEnd);
+    const error = Math.abs(result.positions[3]! - springMassSolution(k, x0, v0, tEnd).x);
+    console.log(`fused SpringMassStepTest: |x − x_true| = ${error.toExponential(2)} m; ${result.accepted} steps, ${result.attempts} attempts, ${result.submissions} readbacks`); // prettier-ignore
+    expect(error).toBeLessThanOrEqual(positionBound);
+    expect(result.accepted).toBeGreaterThan(100);
+    expect(result.submissions).toBeLessThanOrEqual(0.02 * result.attempts);
+  }, 300_000);
+
+  test('advance(n) takes exactly n accepted steps; a failure at the minimum step is the CPU’s error', async () => {
+    const model = buildSpring3d();
+    const simulation = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-4, backend: 'webgpu', device: node.runner(), fused: true }); // prettier-ignore
+    await simulation.advance(17);
+    expect(simulation.stepCount).toBe(17);
+    expect(simulation.time).toBeGreaterThan(0);
+    simulation.destroy();
+    // An accuracy no step ≥ minStep can meet, with onMinStep 'throw': both throw 'accuracy' at t = 0.
+    const strict: AdaptiveOptions = { integrator: 'rk45', accuracy: 1e-12, minStep: 1e-2, initialStep: 1e-2, onMinStep: 'throw' }; // prettier-ignore
+    const failure = async (where: Where): Promise<WeftStepSizeError> => {
+      const gpu = where.backend === 'webgpu' ? { device: node.runner(), fused: where.fused } : {};
+      const s = await createAdaptiveSimulation(model, { ...strict, backend: where.backend, ...gpu });
+      try {
+        await s.advanceTo(0.1);
+      } catch (error) {
+        // The state stays at the last accepted step, readable.
+        expect(maxDifference((await s.readState()).positions, model.particlePositions)).toBeLessThan(1e-7);
+        return error as WeftStepSizeError;
+      } finally {
+        s.destroy();
+      }
+      throw new Error('no step-size error');
+    };
+    const [gpu, cpu] = [await failure({ backend: 'webgpu', fused: true }), await failure({ backend: 'cpu' })];
+    expect(gpu).toBeInstanceOf(WeftStepSizeError);
+    expect(gpu.reason).toBe(cpu.reason);
+    expect(gpu.time).toBe(cpu.time);
+    expect(gpu.stepSize).toBeCloseTo(cpu.stepSize, 8);
+  }, 120_000);
+
+  test('`fused` must be a boolean, for WebGPU; the compiler refuses ops it has no form of', async () => {
+    const model = buildSpring3d();
+    const device = node.runner();
+    await expect(createAdaptiveSimulation(model, { integrator: 'velocity-implicit-euler', backend: 'webgpu', device, fused: 'yes' as unknown as boolean })).rejects.toThrow(WeftInputError); // prettier-ignore
+    await expect(createAdaptiveSimulation(model, { integrator: 'rk45', backend: 'cpu', fused: true })).rejects.toThrow(/fused/); // prettier-ignore
+    // Every adaptive program of the catalogue has a fused form; the compiler refuses the ops it lacks.
+    expect(() => compileFused({ rings: {}, setup: [], startup: [], startupSteps: 0, step: [], adaptive: { estimateOrder: 2, first: [], attempt: [{ op: 'correct' }], accept: [] } })).toThrow(/the op 'correct' has no fused form/); // prettier-ignore
+  }, 60_000);
+});
+
+describe('fused-program.ts: coefficients as polynomials in h', () => {
+  test('fits c₀ + c₁h + c₂h² + c₃h³ exactly and refuses what is not a polynomial', () => {
+    expect(polynomialOf((h) => 1 + 0.1 * h, 'mass')).toEqual(
+      [1, 0.1, 0, 0].map((c) => expect.closeTo(c, 14)),
+    );
+    const [c0, c1, c2, c3] = polynomialOf((h) => h * (h + 0.02) - 0.5 * h * h * h, 'stiffness');
+    expect([c0, c1, c2, c3].map((c) => Number(c.toFixed(12)))).toEqual([0, 0.02, 1, -0.5]);
+    expect(() => polynomialOf((h) => 2 / h, 'extraScale')).toThrow(FusedUnsupported);
+    expect(() => polynomialOf((h) => h ** 4, 'quartic')).toThrow(FusedUnsupported);
+    expect(() => polynomialOf(Math.sqrt, 'root')).toThrow(/not a polynomial/);
+  });
+});
