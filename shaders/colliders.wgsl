@@ -1,6 +1,8 @@
 // Colliders (CPU mirror: src/model/colliders.ts): signed distance φ(x) and outward unit normal
 // n = ∇φ of planes, spheres, capsules and axis-aligned boxes (the standard closed forms; inside a
-// box, the nearest face), and a point's deepest contact, gap = φ − thickness.
+// box, the nearest face), and a point's deepest contact, gap = φ − thickness. Kinematic colliders
+// (src/model/collider-pose.ts) move at velocityP (p) and velocityQ (q: a capsule's end b); their
+// surface velocity u enters every contact as v − u.
 
 struct Collider {
   shape: u32,      // 0 plane, 1 sphere, 2 capsule, 3 box (COLLIDER_SHAPES)
@@ -9,6 +11,8 @@ struct Collider {
   radius: f32,     // m: sphere, capsule
   p: vec3<f32>,    // plane: a point; sphere, box: centre; capsule: end a
   q: vec3<f32>,    // plane: unit normal; capsule: end b; box: half extents
+  velocityP: vec3<f32>,  // m/s: the velocity of p (0 at rest)
+  velocityQ: vec3<f32>,  // m/s: the velocity of q (a capsule's b; 0 for the other shapes)
 }
 
 struct Contact {
@@ -19,7 +23,8 @@ struct Contact {
 
 override colliderCount: u32 = 0u;
 
-@group(0) @binding(4) var<storage, read> colliders: array<Collider>;
+// read_write: collider-move.wgsl advances the poses; the contact kernels only read them.
+@group(0) @binding(4) var<storage, read_write> colliders: array<Collider>;
 
 fn unitOr(d: vec3<f32>, fallback: vec3<f32>) -> vec3<f32> {
   let l = length(d);
@@ -76,9 +81,31 @@ fn nearestContact(x: vec3<f32>, reach: f32) -> Contact {
   return best;
 }
 
-// v − (1 − max(0, 1 − μ Δv_n / |v_t|)) v_t: Coulomb friction of a normal velocity change Δv_n.
-fn friction(v: vec3<f32>, n: vec3<f32>, mu: f32, normalChange: f32) -> vec3<f32> {
-  let t = v - dot(v, n) * n;
+// The velocity of c's surface point nearest x (colliderVelocity, src/model/collider-pose.ts): a
+// capsule's point a + t (b − a) moves at (1 − t) u_a + t u_b, the other shapes at u_p.
+fn colliderVelocity(c: Collider, x: vec3<f32>) -> vec3<f32> {
+  if (c.shape != 2u) {
+    return c.velocityP;
+  }
+  let ab = c.q - c.p;
+  let t = clamp(dot(x - c.p, ab) / max(dot(ab, ab), 1e-30), 0.0, 1.0);
+  return mix(c.velocityP, c.velocityQ, t);
+}
+
+// The largest speed of any collider's p or q (0 when none moves): a step's reach adds h × it.
+fn fastestCollider() -> f32 {
+  var top = 0.0;
+  for (var k = 0u; k < colliderCount; k++) {
+    top = max(top, max(length(colliders[k].velocityP), length(colliders[k].velocityQ)));
+  }
+  return top;
+}
+
+// v − (1 − max(0, 1 − μ Δv_n / |w_t|)) w_t, w = v − u the velocity relative to the surface:
+// Coulomb friction of a normal velocity change Δv_n.
+fn friction(v: vec3<f32>, u: vec3<f32>, n: vec3<f32>, mu: f32, normalChange: f32) -> vec3<f32> {
+  let w = v - u;
+  let t = w - dot(w, n) * n;
   let speed = length(t);
   if (speed == 0.0) {
     return v;

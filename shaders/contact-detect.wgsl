@@ -1,8 +1,9 @@
 // The contacts of a constrained solve for Δv at (x, v), one thread per particle (CPU mirror:
 // CpuContacts.detect, src/backends/cpu/contacts.ts): a free particle whose gap g = φ − thickness
-// is below h |v| + h² |g_grav| and that does not move away (v·n ≤ 10⁻⁶ h |g_grav|) and was not
-// released by its last contact force — or any with g < 0 — gets n and its prescribed
-// Δv·n = −max(g, 0)/h − v·n; the solve starts from x₀ = z (solutionRef).
+// is below h (|v| + max |u|) + h² |g_grav| and that does not move away from the surface
+// ((v − u)·n ≤ 10⁻⁶ h |g_grav|, u the surface's velocity) and was not released by its last contact
+// force — or any with g < 0 — gets n and its prescribed Δv·n = −max(g, 0)/h − (v − u)·n; the
+// solve starts from x₀ = z (solutionRef).
 
 struct DetectOp {
   h: f32,        // the step, s
@@ -14,7 +15,7 @@ override solutionRef: u32 = 0u;  // the solve's x, set to x₀ = z
 @group(0) @binding(5) var<uniform> op: DetectOp;
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg; 0: fixed
 @group(0) @binding(7) var<storage, read_write> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
-@group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>;     // target, gap, μ, released
+@group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>;     // target, gap, collider, released
 
 @compute @workgroup_size(workgroupSize)
 fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -27,13 +28,13 @@ fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   if (particleInvMass[i] > 0.0) {
     let x = loadVector(xRef, i);
     let v = loadVector(vRef, i);
-    let c = nearestContact(x, op.h * length(v) + op.h * op.h * op.gravity);
+    let c = nearestContact(x, op.h * (length(v) + fastestCollider()) + op.h * op.h * op.gravity);
     if (c.collider >= 0) {
-      let vn = dot(v, c.normal);
+      let vn = dot(v - colliderVelocity(colliders[c.collider], x), c.normal);
       let free = c.gap >= 0.0 && (contactData[i].w > 0.0 || vn > 1e-6 * op.h * op.gravity);
       if (!free) {
         normal = vec4<f32>(c.normal, 1.0);
-        data = vec4<f32>(-max(c.gap, 0.0) / op.h - vn, c.gap, colliders[c.collider].friction, 0.0);
+        data = vec4<f32>(-max(c.gap, 0.0) / op.h - vn, c.gap, f32(c.collider), 0.0);
       }
     }
   }

@@ -1,8 +1,9 @@
 // Explicit steps' contacts, one thread per particle, after a step of h (CPU mirror:
 // CpuContacts.project, src/backends/cpu/contacts.ts): a particle behind a surface is moved onto
-// it, an inward normal velocity v·n < 0 removed (Δv_n = −v·n), Coulomb friction removes up to
-// μ Δv_n of the tangential velocity, and that change is taken back from the step's motion
-// (x += h Δv_t, exact for symplectic Euler's x₊ = x + h v₊).
+// it, an inward normal velocity (v − u)·n < 0 removed (Δv_n = −(v − u)·n, u the surface's
+// velocity), Coulomb friction removes up to μ Δv_n of the tangential velocity relative to the
+// surface, and that change is taken back from the step's motion (x += h Δv_t, exact for
+// symplectic Euler's x₊ = x + h v₊).
 
 struct ProjectOp {
   h: f32,  // the step, s
@@ -24,13 +25,15 @@ fn contactProjectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
   if (c.collider < 0) {
     return;
   }
+  let collider = colliders[c.collider];
+  let u = colliderVelocity(collider, x);
   x -= c.gap * c.normal;
   var v = loadVector(vRef, i);
-  let vn = dot(v, c.normal);
+  let vn = dot(v - u, c.normal);
   if (vn < 0.0) {
     v -= vn * c.normal;
     let before = v;
-    v = friction(v, c.normal, colliders[c.collider].friction, -vn);
+    v = friction(v, u, c.normal, collider.friction, -vn);
     x += op.h * (v - before);
     storeVector(vRef, i, v);
   }

@@ -22,6 +22,7 @@ export type {
   ColliderSurface,
   ResolvedCollider,
 } from './model/colliders.ts';
+export type { ColliderPose } from './model/collider-pose.ts';
 export type { Incidence } from './model/incidence.ts';
 export {
   buildCloth,

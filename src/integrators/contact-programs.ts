@@ -33,9 +33,12 @@ export function withContacts(
 ): Program {
   requireContactSupport(colliderCount, integrator, backend);
   if (colliderCount === 0) return program;
+  // Kinematic colliders move over each step: explicit steps project against the moved pose
+  // (the state is at the step's end), implicit solves are constrained at the pose the step starts from.
+  const move: Op = { op: 'moveColliders' };
   if (!program.implicit) {
     const project: Op = { op: 'project', x: 'x', v: 'v' };
-    return { ...program, startup: [...program.startup, project], step: [...program.step, project] };
+    return { ...program, startup: [...program.startup, move, project], step: [...program.step, move, project] }; // prettier-ignore
   }
   const step = program.step.flatMap((op): Op[] =>
     op.op === 'solve'
@@ -46,5 +49,5 @@ export function withContacts(
         ]
       : [op],
   );
-  return { ...program, step };
+  return { ...program, step: [...step, move] };
 }

@@ -94,6 +94,11 @@ export type Op =
    * its inward normal velocity removed, and friction applied with that velocity change.
    */
   | { readonly op: 'project'; readonly x: string; readonly v: string }
+  /**
+   * Kinematic colliders: each collider advances by h u over the step, u its velocity
+   * (src/backends/common/collider-poses.ts; 0 for a collider at rest).
+   */
+  | { readonly op: 'moveColliders' }
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**

@@ -2,7 +2,7 @@
  * Colliders: analytic shapes the cloth cannot pass through (issue 13), as signed distances φ(x)
  * with outward unit normals n = ∇φ (the standard closed forms, e.g. Quílez's distance functions;
  * a box's interior distance is its nearest face). The CPU functions here are the reference of
- * shaders/colliders.wgsl; `packColliders` lays them out as the shader reads them.
+ * shaders/colliders.wgsl (src/backends/webgpu/contact-ops.ts writes them by the reflected layout).
  *
  * A particle is in contact when φ(x) < thickness; each collider has its Coulomb friction
  * coefficient μ (tangential slip stops when |v_t| ≤ μ × the normal velocity change the contact
@@ -173,18 +173,3 @@ export function nearestContact(colliders: readonly ResolvedCollider[], x: Vec3, 
   });
   return best;
 } // prettier-ignore
-
-/** Floats per collider in the GPU buffer: (shape, friction, thickness, radius), p, q — 3 vec4. */
-export const COLLIDER_FLOATS = 12;
-
-/** The colliders as shaders/colliders.wgsl reads them. */
-export function packColliders(colliders: readonly ResolvedCollider[]): Float32Array {
-  const out = new Float32Array(Math.max(1, colliders.length) * COLLIDER_FLOATS);
-  colliders.forEach((c, k) => {
-    out.set(
-      [COLLIDER_SHAPES[c.shape], c.friction, c.thickness, c.radius, ...c.p, 0, ...c.q, 0],
-      k * COLLIDER_FLOATS,
-    );
-  });
-  return out;
-}

@@ -2,6 +2,7 @@ import type { IntegratorName } from '../../integrators/catalog.ts';
 import type { Model } from '../../model/model.ts';
 import type { SolverStats } from '../../integrators/implicit-options.ts';
 import type { ParticleUpdate } from './attachments.ts';
+import type { ColliderPose } from '../../model/collider-pose.ts';
 
 /** A state read back from a simulation; float64 copies, xyz interleaved. */
 export interface SimulationState {
@@ -98,6 +99,16 @@ export interface Simulation {
    * prescribed values z on filtered rows, Baraff & Witkin's z, would fix it).
    */
   setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void;
+  /**
+   * Kinematic colliders (fixed-step integrators; adaptive ones refuse colliders): moves collider
+   * `index` of the model to `pose` (its centre, a capsule's ends, a plane's point and normal). As
+   * with {@link setTargets}, the next call of step(), advance() or advanceTo() moves it there at
+   * constant velocity u = (pose − previous pose) / (steps · dt) and puts it exactly on the pose at
+   * the end; contacts use u as the surface's velocity, so a particle resting on the collider moves
+   * with it and friction acts on the velocity relative to it. On WebGPU a `queue.writeBuffer`, no
+   * readback. Bad input is a {@link WeftInputError} naming `index` or `pose.<field>`.
+   */
+  setColliderPose?(index: number, pose: ColliderPose): void;
   /** Frees what the simulation created (never a borrowed GPUDevice). */
   destroy(): void;
 }

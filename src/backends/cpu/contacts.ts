@@ -20,21 +20,32 @@
  * Explicit steps: after the step a particle behind a surface (g < 0) is moved onto it, an inward
  * normal velocity v·n < 0 is removed (Δv_n = −v·n), and friction removes up to μ Δv_n of the
  * tangential velocity — the same contact model as a velocity-level impulse.
+ *
+ * Kinematic colliders (src/backends/common/collider-poses.ts): every velocity above is relative
+ * to the surface's, v − u (u of src/model/collider-pose.ts; Bridson et al. 2002 §7.2 work in the
+ * collider's frame), so the prescribed Δv·n is u·n − max(g, 0)/h − v·n (the particle ends the step
+ * on the moved surface, moving with it) and friction drives v + Δv towards u. `move` advances the
+ * colliders by h u after each step.
  */
-import { nearestContact } from '../../model/colliders.ts';
+import { colliderVelocity } from '../../model/collider-pose.ts';
+import { nearestContact, type ResolvedCollider } from '../../model/colliders.ts';
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
 
 type Vec3 = [number, number, number];
 
-/** v −= (1 − max(0, 1 − μ Δv_n / |v_t|)) v_t at particle i: Coulomb friction of a normal change Δv_n. */
-function friction(v: RealArray, k: number, n: ArrayLike<number>, mu: number, normalChange: number, into: RealArray = v): void {
-  const vn = v[k]! * n[0]! + v[k + 1]! * n[1]! + v[k + 2]! * n[2]!;
-  const t: Vec3 = [v[k]! - vn * n[0]!, v[k + 1]! - vn * n[1]!, v[k + 2]! - vn * n[2]!];
+/**
+ * v −= (1 − max(0, 1 − μ Δv_n / |w_t|)) w_t at particle i, w = v − u the velocity relative to the
+ * surface: Coulomb friction of a normal change Δv_n.
+ */
+function friction(v: RealArray, k: number, n: ArrayLike<number>, mu: number, normalChange: number, u: Vec3): void {
+  const w: Vec3 = [v[k]! - u[0], v[k + 1]! - u[1], v[k + 2]! - u[2]];
+  const wn = w[0] * n[0]! + w[1] * n[1]! + w[2] * n[2]!;
+  const t: Vec3 = [w[0] - wn * n[0]!, w[1] - wn * n[1]!, w[2] - wn * n[2]!];
   const speed = Math.hypot(...t);
   if (speed === 0) return;
   const removed = 1 - Math.max(0, 1 - (mu * normalChange) / speed);
-  for (let d = 0; d < 3; d++) into[k + d] = into[k + d]! - removed * t[d]!;
+  for (let d = 0; d < 3; d++) v[k + d] = v[k + d]! - removed * t[d]!;
 } // prettier-ignore
 
 export class CpuContacts {
@@ -47,7 +58,12 @@ export class CpuContacts {
   private readonly released: Uint8Array;
   /** The gap of each constrained particle at detection, m. */
   private readonly gap: Float64Array;
-  private readonly mu: Float64Array;
+  /** The collider of each constrained particle. */
+  private readonly colliderOf: Uint32Array;
+  /** The colliders at their current poses (kinematic ones move). */
+  private readonly colliders: ResolvedCollider[];
+  /** Each collider's velocity: u_p (xyz), then u_q (xyz, a capsule's end b), m/s. */
+  private readonly motion: Float64Array;
   /** Constrained particles in the last detection (for statistics and tests). */
   count = 0;
   /** Their indices, the first `count` entries. */
@@ -56,32 +72,74 @@ export class CpuContacts {
   constructor(private readonly model: Model) {
     const n = model.particleCount;
     [this.active, this.released] = [new Uint8Array(n), new Uint8Array(n)];
-    [this.normal, this.target, this.mu] = [new Float64Array(3 * n), new Float64Array(n), new Float64Array(n)];
-    this.gap = new Float64Array(n);
-    this.constrained = new Uint32Array(n);
+    [this.normal, this.target, this.gap] = [
+      new Float64Array(3 * n),
+      new Float64Array(n),
+      new Float64Array(n),
+    ];
+    [this.colliderOf, this.constrained] = [new Uint32Array(n), new Uint32Array(n)];
+    this.colliders = [...model.colliders];
+    this.motion = new Float64Array(6 * model.colliders.length);
+  }
+
+  /** Collider k is at `pose` now and moves at up (its p) and uq (its q). */
+  setCollider(k: number, pose: ResolvedCollider, up: readonly number[], uq: readonly number[]): void {
+    this.colliders[k] = pose;
+    this.motion.set(up, 6 * k);
+    this.motion.set(uq, 6 * k + 3);
+  }
+
+  /** The `moveColliders` op: p += h u_p, q += h u_q. */
+  move(h: number): void {
+    this.colliders.forEach((c, k) => {
+      const u = this.motion.subarray(6 * k, 6 * k + 6);
+      if (u.every((x) => x === 0)) return;
+      const p: Vec3 = [c.p[0] + h * u[0]!, c.p[1] + h * u[1]!, c.p[2] + h * u[2]!];
+      const q: Vec3 = [c.q[0] + h * u[3]!, c.q[1] + h * u[4]!, c.q[2] + h * u[5]!];
+      this.colliders[k] = { ...c, p, q };
+    });
+  }
+
+  /** The largest speed of any collider's p or q, m/s (0 when none moves). */
+  private fastest(): number {
+    let top = 0;
+    for (let j = 0; j < this.motion.length; j += 3)
+      top = Math.max(top, Math.hypot(this.motion[j]!, this.motion[j + 1]!, this.motion[j + 2]!));
+    return top;
+  }
+
+  /** The velocity of collider k's surface nearest x. */
+  private surfaceVelocity(k: number, x: RealArray, i: number): Vec3 {
+    const u = this.motion;
+    const at: Vec3 = [x[i]!, x[i + 1]!, x[i + 2]!];
+    return [...colliderVelocity(this.colliders[k]!, at, [u[6 * k]!, u[6 * k + 1]!, u[6 * k + 2]!], [u[6 * k + 3]!, u[6 * k + 4]!, u[6 * k + 5]!])]; // prettier-ignore
   }
 
   /** The constraints of a solve for Δv at (x, v) and step h. */
   detect(x: RealArray, v: RealArray, h: number): void {
     const { model } = this;
     const gravity = Math.hypot(...model.gravity);
+    const fastest = this.fastest();
     this.count = 0;
     for (let i = 0; i < model.particleCount; i++) {
       this.active[i] = 0;
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
-      const reach = h * Math.hypot(v[k]!, v[k + 1]!, v[k + 2]!) + h * h * gravity;
-      const c = nearestContact(model.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], reach);
+      // The reach of one step, at the speed relative to the fastest collider's.
+      const reach = h * (Math.hypot(v[k]!, v[k + 1]!, v[k + 2]!) + fastest) + h * h * gravity;
+      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], reach);
       const released = this.released[i];
       this.released[i] = 0;
       if (!c) continue;
-      const vn = v[k]! * c.normal[0] + v[k + 1]! * c.normal[1] + v[k + 2]! * c.normal[2];
+      const u = this.surfaceVelocity(c.collider, x, k);
+      const vn =
+        (v[k]! - u[0]) * c.normal[0] + (v[k + 1]! - u[1]) * c.normal[1] + (v[k + 2]! - u[2]) * c.normal[2];
       if (c.gap >= 0 && (released || vn > 1e-6 * h * gravity)) continue;
       this.active[i] = 1;
       this.normal.set(c.normal, k);
       this.target[i] = -Math.max(c.gap, 0) / h - vn;
       this.gap[i] = c.gap;
-      this.mu[i] = model.colliders[c.collider]!.friction;
+      this.colliderOf[i] = c.collider;
       this.constrained[this.count++] = i;
     }
   }
@@ -114,12 +172,20 @@ export class CpuContacts {
       if (!this.active[i]) continue;
       const k = 3 * i;
       const n = this.normal.subarray(k, k + 3);
+      const u = this.surfaceVelocity(this.colliderOf[i]!, x, k);
       if (this.gap[i]! < 0) for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - this.gap[i]! * n[d]!;
       const lambda = residual[k]! * n[0]! + residual[k + 1]! * n[1]! + residual[k + 2]! * n[2]!;
       this.released[i] = lambda < 0 ? 1 : 0;
       if (!(lambda > 0)) continue;
       for (let d = 0; d < 3; d++) vNext[d] = v[k + d]! + solution[k + d]!;
-      friction(vNext, 0, n, this.mu[i]!, lambda / model.particleMass[i]!);
+      friction(
+        vNext,
+        0,
+        n,
+        this.colliders[this.colliderOf[i]!]!.friction,
+        lambda / model.particleMass[i]!,
+        u,
+      );
       for (let d = 0; d < 3; d++) solution[k + d] = vNext[d]! - v[k + d]!;
     }
   }
@@ -135,15 +201,16 @@ export class CpuContacts {
     for (let i = 0; i < model.particleCount; i++) {
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
-      const c = nearestContact(model.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], 0);
+      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], 0);
       if (!c) continue;
       const n = c.normal;
+      const u = this.surfaceVelocity(c.collider, x, k);
       for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - c.gap * n[d]!;
-      const vn = v[k]! * n[0] + v[k + 1]! * n[1] + v[k + 2]! * n[2];
+      const vn = (v[k]! - u[0]) * n[0] + (v[k + 1]! - u[1]) * n[1] + (v[k + 2]! - u[2]) * n[2];
       if (vn >= 0) continue;
       for (let d = 0; d < 3; d++) v[k + d] = v[k + d]! - vn * n[d]!;
       before.set(v.subarray(k, k + 3));
-      friction(v, k, n, model.colliders[c.collider]!.friction, -vn);
+      friction(v, k, n, this.colliders[c.collider]!.friction, -vn, u);
       for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! + h * (v[k + d]! - before[d]!);
     }
   }

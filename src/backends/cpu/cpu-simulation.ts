@@ -6,6 +6,7 @@
  */
 import { AttachableSimulation } from '../common/attachable-simulation.ts';
 import { ParticleAttachments, velocityHistory } from '../common/attachments.ts';
+import { ColliderPoses } from '../common/collider-poses.ts';
 import {
   emptyStats,
   type ImplicitIntegratorName,
@@ -54,6 +55,7 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
   private startupLeft: number;
   private readonly watch: StateWatch;
   protected readonly attachments: ParticleAttachments;
+  protected readonly colliderPoses: ColliderPoses;
   /** The scheme's program, with its contact ops when the model has colliders. */
   private readonly program: Program;
 
@@ -85,6 +87,8 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
       },
       rebuildHierarchy: () => this.executor.implicit?.rebuildMultigrid(),
     });
+    this.colliderPoses = new ColliderPoses(model.colliders);
+    this.colliderPoses.connect({ writeCollider: (k, pose, up, uq) => this.executor.contacts?.setCollider(k, pose, up, uq) }); // prettier-ignore
     this.executor.run(program.setup, dt);
   }
 
@@ -95,9 +99,9 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
   step(steps = 1): void {
     this.lifecycle.check('step()');
     requireStepCount(steps);
-    this.attachments.begin(steps, this.dt);
+    this.beginCall(steps, this.dt);
     this.run(steps);
-    this.attachments.end();
+    this.endCall();
   }
 
   private run(steps: number): void {
@@ -114,9 +118,9 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
   async advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     this.lifecycle.check('advance()');
     requireStepCount(steps);
-    this.attachments.begin(steps, this.dt);
+    this.beginCall(steps, this.dt);
     await advanceInChunks((n) => (this.lifecycle.check('advance()'), this.run(n)), steps, onProgress);
-    this.attachments.end();
+    this.endCall();
   }
 
   async advanceTo(t: number, onProgress?: (time: number, target: number) => void): Promise<void> {

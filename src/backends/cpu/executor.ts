@@ -109,6 +109,8 @@ export class CpuExecutor {
         return this.correct(this.program.corrector!);
       case 'project':
         return this.contacts!.project(this.vector(op.x), this.vector(op.v), this.h);
+      case 'moveColliders':
+        return this.contacts!.move(this.h);
       case 'norm': {
         const pair = ([x, v]: readonly [string, string]) => ({
           positions: this.vector(x),

@@ -4,13 +4,15 @@
  * `project` op of explicit and multistep programs (shaders/contact-project.wgsl); and implicit
  * Euler's constrained solve: `contacts` (contact-detect.wgsl: normals, targets, x₀ = z), the
  * filter of products and V-cycle outputs (contact-filter.wgsl; cg-init and cg-step filter r and
- * u themselves), `contactForces` (contact-respond.wgsl after a product A Δv).
+ * u themselves), `contactForces` (contact-respond.wgsl after a product A Δv). Kinematic
+ * colliders: {@link GpuContacts.writeCollider} (a queue.writeBuffer) and `moveColliders`
+ * (collider-move.wgsl).
  */
-import { COLLIDER_SHAPES } from '../../model/colliders.ts';
+import { COLLIDER_SHAPES, type ResolvedCollider } from '../../model/colliders.ts';
 import type { Op } from '../../integrators/program.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { kernels } from './kernels.ts';
-import { writeStruct } from './layout.ts';
+import { writeStruct, type StructLayout } from './layout.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
 
 export class GpuContacts {
@@ -19,22 +21,37 @@ export class GpuContacts {
   readonly contactNormals: GPUBuffer;
   /** Per particle: (prescribed Δv·n, gap, μ, released). */
   private readonly contactData: GPUBuffer;
+  private readonly struct: StructLayout;
+  private readonly stride: number;
 
   constructor(private readonly x: ExecutorServices) {
     const layout = kernels().contactProject;
-    const struct = layout.structs.get('Collider')!;
-    const stride = layout.bindings.get('colliders')!.stride;
+    this.struct = layout.structs.get('Collider')!;
+    this.stride = layout.bindings.get('colliders')!.stride;
     const list = x.model.colliders;
-    const bytes = new ArrayBuffer(Math.max(1, list.length) * stride);
-    const view = new DataView(bytes);
-    list.forEach((c, k) => {
-      const values = { shape: COLLIDER_SHAPES[c.shape], friction: c.friction, thickness: c.thickness, radius: c.radius, p: c.p, q: c.q }; // prettier-ignore
-      writeStruct(struct, values, view, k * stride);
-    });
+    const bytes = new ArrayBuffer(Math.max(1, list.length) * this.stride);
+    list.forEach((c, k) => this.colliderBytes(c, [0, 0, 0], [0, 0, 0], new DataView(bytes, k * this.stride, this.stride))); // prettier-ignore
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     this.colliders = x.create('colliders', bytes.byteLength, storage, bytes);
     this.contactNormals = x.create('contactNormals', x.model.particleCount * VEC4_BYTES, storage);
     this.contactData = x.create('contactData', x.model.particleCount * VEC4_BYTES, storage);
+  }
+
+  private colliderBytes(
+    c: ResolvedCollider,
+    up: readonly number[],
+    uq: readonly number[],
+    view: DataView,
+  ): void {
+    const values = { shape: COLLIDER_SHAPES[c.shape], friction: c.friction, thickness: c.thickness, radius: c.radius, p: c.p, q: c.q, velocityP: up, velocityQ: uq }; // prettier-ignore
+    writeStruct(this.struct, values, view);
+  }
+
+  /** Collider k is at `pose` now and moves at up (its p) and uq (its q); queued, no readback. */
+  writeCollider(k: number, pose: ResolvedCollider, up: readonly number[], uq: readonly number[]): void {
+    const bytes = new ArrayBuffer(this.stride);
+    this.colliderBytes(pose, up, uq, new DataView(bytes));
+    this.x.device.queue.writeBuffer(this.colliders, k * this.stride, bytes);
   }
 
   private get buffers(): Record<string, GPUBuffer> {
@@ -79,8 +96,19 @@ export class GpuContacts {
     return this.x.dispatch('contactRespond', 'contactRespond', 'particles', this.buffers, constants);
   }
 
+  /** `project` or `moveColliders` (one thread per collider: p += h u_p, q += h u_q). */
+  compileOp(
+    op: Extract<Op, { op: 'project' | 'moveColliders' }>,
+    heads: ReadonlyMap<string, number>,
+  ): Dispatch {
+    if (op.op === 'project') return this.project(op, heads);
+    const uniform = this.x.uniform('colliderMove', 'MoveOp', (h) => ({ h }), true);
+    const colliderCount = this.x.model.colliders.length;
+    return this.x.dispatch('colliderMove', 'colliderMove', 'single', { colliders: this.colliders, op: uniform }, { colliderCount }, colliderCount); // prettier-ignore
+  }
+
   /** The `project` op: one dispatch over the particles, its step h a uniform rewritten with h. */
-  project(op: Extract<Op, { op: 'project' }>, heads: ReadonlyMap<string, number>): Dispatch {
+  private project(op: Extract<Op, { op: 'project' }>, heads: ReadonlyMap<string, number>): Dispatch {
     const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ h }), true);
     const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length }; // prettier-ignore
     return this.x.dispatch('contactProject', 'contactProject', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore

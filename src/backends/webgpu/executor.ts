@@ -31,6 +31,7 @@ import {
   finishNorm,
   readPair,
   forRuns,
+  readVec4Range,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
@@ -213,7 +214,8 @@ export class WebGpuExecutor implements ExecutorServices {
       } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
       else if (op.op === 'norm') out.push(this.norm(op, heads));
       else if (op.op === 'correct') this.corrector!.compile(heads, out);
-      else if (op.op === 'project') out.push(this.contacts!.project(op, heads));
+      else if (op.op === 'project' || op.op === 'moveColliders')
+        out.push(this.contacts!.compileOp(op, heads));
       else if (this.implicit) this.implicit.compile(op, heads, out);
       else throw new Error(`'${op.op}' needs a program with a linear system`);
     }
@@ -331,17 +333,10 @@ export class WebGpuExecutor implements ExecutorServices {
   }
 
   /** A named vector as xyz float64 (a staging buffer of its own: not for the real-time path). */
-  async readVector(name: string): Promise<Float64Array> {
-    const { buffer, offset, size } = this.location(name);
-    const staging = this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    const encoder = this.device.createCommandEncoder({ label: 'WebGpuExecutor.readVector' });
-    encoder.copyBufferToBuffer(buffer, offset, staging, 0, size);
-    this.device.queue.submit([encoder.finish()]);
-    await staging.mapAsync(GPUMapMode.READ);
-    const data = new Float32Array(staging.getMappedRange().slice(0));
-    staging.destroy();
-    return Float64Array.from({ length: 3 * this.model.particleCount }, (_, k) => data[4 * Math.floor(k / 3) + (k % 3)]!);
-  } // prettier-ignore
+  readVector(name: string): Promise<Float64Array> {
+    const { buffer, offset } = this.location(name);
+    return readVec4Range(this.device, buffer, offset, this.model.particleCount);
+  }
 
   /**
    * Writes xyz values of particles `indices` into the vector `name` (x: w = 1), one writeBuffer

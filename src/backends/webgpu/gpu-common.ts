@@ -195,6 +195,19 @@ export async function readPair(
   return out;
 }
 
+/** n vec4<f32> of `buffer` from `offset` as xyz float64 (a staging buffer of its own). */
+export async function readVec4Range(device: GPUDevice, buffer: GPUBuffer, offset: number, n: number): Promise<Float64Array> {
+  const size = n * VEC4_BYTES;
+  const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const encoder = device.createCommandEncoder({ label: 'Weft.readVec4Range' });
+  encoder.copyBufferToBuffer(buffer, offset, staging, 0, size);
+  device.queue.submit([encoder.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const data = new Float32Array(staging.getMappedRange().slice(0));
+  staging.destroy();
+  return Float64Array.from({ length: 3 * n }, (_, k) => data[4 * Math.floor(k / 3) + (k % 3)]!);
+} // prettier-ignore
+
 /** A whole buffer's bytes (a staging buffer of its own: statistics and test-time reads). */
 export async function readBuffer(device: GPUDevice, buffer: GPUBuffer): Promise<Uint8Array> {
   const staging = device.createBuffer({

@@ -7,6 +7,7 @@
  */
 import { AttachableSimulation } from '../common/attachable-simulation.ts';
 import { ParticleAttachments, velocityHistory } from '../common/attachments.ts';
+import { ColliderPoses } from '../common/collider-poses.ts';
 import { WeftInputError } from '../../core/errors.ts';
 import type { MultistepIntegratorName, MultistepOptions } from '../../integrators/adaptive-options.ts';
 import {
@@ -121,6 +122,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   private queued = 0;
   private readonly watch: StateWatch;
   protected readonly attachments: ParticleAttachments;
+  protected readonly colliderPoses: ColliderPoses;
   /** Startup steps still to take (all of them at creation, and again after a restart). */
   private startupLeft: number;
 
@@ -162,6 +164,8 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
       restart: () => this.restart(),
       rebuildHierarchy: () => this.executor.rebuildMultigrid(),
     });
+    this.colliderPoses = new ColliderPoses(model.colliders);
+    this.colliderPoses.connect({ writeCollider: (k, pose, up, uq) => this.executor.contacts?.writeCollider(k, pose, up, uq) }); // prettier-ignore
     this.readback = device.createBuffer({
       label: 'WebGpuSimulation.readback',
       size: 2 * model.particleCount * VEC4_BYTES,
@@ -231,7 +235,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
    */
   encode(encoder: GPUCommandEncoder, steps: number): void {
     this.lifecycle.check('encode()');
-    this.attachments.begin(steps, this.dt);
+    this.beginCall(steps, this.dt);
     this.encodeSteps(encoder, steps);
   }
 
@@ -248,9 +252,9 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   step(steps = 1): void {
     this.lifecycle.check('step()');
     requireStepCount(steps);
-    this.attachments.begin(steps, this.dt);
+    this.beginCall(steps, this.dt);
     this.submitSteps(steps);
-    this.attachments.end();
+    this.endCall();
   }
 
   private submitSteps(steps: number): void {
@@ -268,9 +272,9 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     return this.lifecycle.guard('advance()', async () => {
       requireStepCount(steps);
-      this.attachments.begin(steps, this.dt);
+      this.beginCall(steps, this.dt);
       await this.advanceNow(steps, onProgress);
-      this.attachments.end();
+      this.endCall();
     });
   }
 
