@@ -33,7 +33,11 @@ import contactDetect from '../../../shaders/contact-detect.wgsl?raw';
 import contactFilter from '../../../shaders/contact-filter.wgsl?raw';
 import contactRespond from '../../../shaders/contact-respond.wgsl?raw';
 import colliderMove from '../../../shaders/collider-move.wgsl?raw';
-import fusedAdaptive from '../../../shaders/fused-adaptive.wgsl?raw';
+import fusedCommon from '../../../shaders/fused-common.wgsl?raw';
+import fusedOps from '../../../shaders/fused-ops.wgsl?raw';
+import fusedSolve from '../../../shaders/fused-solve.wgsl?raw';
+import fusedController from '../../../shaders/fused-controller.wgsl?raw';
+import fusedMain from '../../../shaders/fused-adaptive.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -56,6 +60,7 @@ const IMPLICIT = {
 const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlong, mgCoarseSolve, mgProduct };
 
 /** Program kernels: program-vectors.wgsl prepended (fusedAdaptive: a whole batch of adaptive steps). */
+const fusedAdaptive = [fusedCommon, fusedOps, fusedSolve, fusedController, fusedMain].join('\n');
 const PROGRAM = { programForces, programGather, programCombine, programNorm, fusedAdaptive };
 
 /** Contacts with colliders: colliders.wgsl prepended. */
