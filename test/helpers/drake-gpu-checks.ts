@@ -2,14 +2,14 @@
  * Drake's spring–mass tests (test/helpers/drake-spring-mass.ts) on WebGPU: velocity-implicit-euler
  * with Drake's error control, held to the bounds Drake enforces, each run inside its own error
  * scopes. Used by test/gpu-adaptive-node.test.ts (Dawn in Node; the browser runs the same
- * SwiftShader, and these runs are long: SpringMassStepTest is ~800 attempts of three Newton
- * solves, ~0.1 s each on SwiftShader).
+ * SwiftShader). These small models run fused (the controller on the GPU, fused-stepper.ts):
+ * SpringMassStepTest's ~850 attempts take a few seconds (~80 s one readback per attempt).
  *
  * Not run on the GPU: ErrorEstimationTest's h = 1e-8 s (its bound 1e-14 m is below float32's
  * spacing, 7.5e-9 at x = 0.1 m), and SpringMassDamperStiffTest (its accuracy 1e-6 m/s is below the
- * float32 spacing of v ≈ 100 m/s, 7.6e-6, so every step of the first ~0.05 s would sit at the
- * minimum step of 1e-5 s: thousands of GPU attempts); the CPU runs both
- * (test/adaptive-velocity-implicit-euler.test.ts).
+ * float32 spacing of v ≈ 100 m/s, 7.6e-6; tried fused on 25 Nov 2026: the float32 Newton loop
+ * (k = 1e10) fails at the minimum step 1e-5 s at t = 1e-5 s, a WeftStepSizeError); the CPU runs
+ * both (test/adaptive-velocity-implicit-euler.test.ts).
  */
 import { describe, expect, test } from 'vitest';
 import { runScoped, type WithErrors } from './implicit-cases.ts';
