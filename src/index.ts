@@ -12,7 +12,8 @@ export {
   WeftDeviceLostError,
   type WeftErrorCode,
 } from './core/errors.ts';
-export { createModel, withColliders, type Model, type ModelDescription } from './model/model.ts';
+export { createModel, withColliders, withWind, type Model, type ModelDescription } from './model/model.ts';
+export type { Wind, ResolvedWind } from './model/wind.ts';
 export type {
   Collider,
   PlaneCollider,

@@ -86,5 +86,6 @@ export {
 } from './model/multigrid-hierarchy.ts';
 export { CpuMultigrid } from './backends/cpu/multigrid.ts';
 export { colliderDistance, resolveCollider, nearestContact } from './model/colliders.ts';
+export { triangleAeroForce, windAt, resolveWind } from './model/wind.ts';
 export { didYouMean, shortestFloat32 } from './cli/text.ts';
 export { meshTopology, DEGENERATE_AREA_RATIO, type MeshTopology } from './model/mesh-topology.ts';

@@ -99,6 +99,21 @@ export type Op =
    * (src/backends/common/collider-poses.ts; 0 for a collider at rest).
    */
   | { readonly op: 'moveColliders' }
+  /**
+   * Wind (src/model/wind.ts): `to`_i += c(h) f_i, or c(h) f_i / m_i with `perMass`, on free
+   * particles, f_i the aerodynamic force on particle i at (x, v) — a third of each of its
+   * triangles' drag and lift.
+   */
+  | {
+      readonly op: 'aero';
+      readonly x: string;
+      readonly v: string;
+      readonly to: string;
+      readonly scale: Coefficient;
+      readonly perMass: boolean;
+    }
+  /** The wind's clock advances by one step (its turbulence depends on the time). */
+  | { readonly op: 'windClock' }
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**
@@ -243,6 +258,8 @@ function opVectors(op: Op): string[] {
       return [op.x, op.v];
     case 'contactForces':
       return [op.solution, op.rhs, op.v, op.x];
+    case 'aero':
+      return [op.x, op.v, op.to];
     default:
       return [];
   }
@@ -282,6 +299,8 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
         return { ...op, x: rename(op.x), v: rename(op.v), solution: rename(op.solution) };
       case 'project':
         return { ...op, x: rename(op.x), v: rename(op.v) };
+      case 'aero':
+        return { ...op, x: rename(op.x), v: rename(op.v), to: rename(op.to) };
       case 'contactForces':
         return {
           ...op,
@@ -317,6 +336,7 @@ export function scaleStep(ops: readonly Op[], factor: number): Op[] {
   return ops.map((op): Op => {
     if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
     if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
+    if (op.op === 'aero') return { ...op, scale: scaled(op.scale) };
     if (op.op === 'newton')
       return {
         ...op,

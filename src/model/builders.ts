@@ -113,7 +113,8 @@ const MAX_BUILT_PARTICLES = 4096 * 4096;
 /**
  * A rectangular cloth of nx × ny particles with structural, shear and bend springs, each kind with
  * its own stiffness (the cloth model of the ODE lecture, spec/ode-lecture-mass-spring-cloth.md).
- * Rest lengths are the initial distances. Particle (i, j) has index j * nx + i.
+ * Rest lengths are the initial distances. Particle (i, j) has index j * nx + i. Its triangles
+ * (two per cell) are the model's `triangleIndices`, for wind.
  */
 export function buildCloth(given?: ClothOptions): Model {
   const options = optionsObject('cloth', given);
@@ -164,9 +165,18 @@ export function buildCloth(given?: ClothOptions): Model {
     }
   }
 
+  // Two triangles per cell, split along the (i, j)–(i+1, j+1) diagonal: the surface wind acts on.
+  const triangles = new Uint32Array(6 * (nx - 1) * (ny - 1));
+  for (let j = 0, t = 0; j + 1 < ny; j++)
+    for (let i = 0; i + 1 < nx; i++, t += 6) {
+      const a = j * nx + i;
+      triangles.set([a, a + 1, a + nx + 1, a, a + nx + 1, a + nx], t);
+    }
+
   return createModel({
     positions,
     masses: new Float64Array(nx * ny).fill(mass),
+    triangles,
     fixed: clothPins(options.pins ?? 'top-corners', nx, ny),
     springPairs: pairs,
     springStiffness: stiffness,

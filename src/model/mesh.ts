@@ -141,6 +141,7 @@ export function meshToModel(
   return createModel({
     positions,
     masses,
+    triangles,
     fixed: pinned,
     springPairs,
     springStiffness: stiffness,

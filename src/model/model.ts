@@ -1,6 +1,7 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildIncidence, type Incidence } from './incidence.ts';
 import { resolveCollider, type Collider, type ResolvedCollider } from './colliders.ts';
+import { resolveWind, type ResolvedWind, type Wind } from './wind.ts';
 
 /**
  * What a caller describes: particles and springs, flat arrays, SI units.
@@ -27,6 +28,13 @@ export interface ModelDescription {
   gravity?: readonly [number, number, number];
   /** Static shapes the particles cannot pass through (src/model/colliders.ts). Default: none. */
   colliders?: readonly Collider[];
+  /**
+   * The cloth's triangles, particle indices, three per triangle [3t] (any winding): the surface
+   * the wind acts on. Default: none (buildCloth and meshToModel give theirs).
+   */
+  triangles?: ArrayLike<number>;
+  /** Wind on the triangles (src/model/wind.ts). Default: none. Needs `triangles`. */
+  wind?: Wind;
 }
 
 /**
@@ -63,6 +71,10 @@ export interface Model {
   readonly incidence: Incidence;
   /** Colliders, validated, defaults filled in, normals unit length. */
   readonly colliders: readonly ResolvedCollider[];
+  /** Triangles, [3t], particle indices (the surface the wind acts on; empty when none). */
+  readonly triangleIndices: Uint32Array;
+  /** The wind, validated, defaults filled in; null when none. */
+  readonly wind: ResolvedWind | null;
 }
 
 /** `value` is array-like: an object with a length that is a whole number (not a string, not null). */
@@ -244,7 +256,28 @@ export function createModel(description: ModelDescription): Model {
     gravity: [gravity[0], gravity[1], gravity[2]],
     incidence: buildIncidence(particleCount, springs.springIndices),
     colliders: resolveColliders(description.colliders),
+    ...aerodynamics(description.triangles, description.wind, particleCount),
   };
+}
+
+/** The triangles (indices in range, three per triangle) and the wind, which needs triangles. */
+function aerodynamics(triangles: unknown, wind: unknown, particleCount: number): Pick<Model, 'triangleIndices' | 'wind'> {
+  const list = requireArray('triangles', triangles ?? []);
+  if (list.length % 3 !== 0) throw new WeftInputError('triangles', `length ${list.length} is not a multiple of 3 (three particle indices per triangle)`); // prettier-ignore
+  for (let k = 0; k < list.length; k++) requireIndex(`triangles[${k}]`, list[k], particleCount);
+  const triangleIndices = Uint32Array.from(list);
+  if (wind === undefined) return { triangleIndices, wind: null };
+  if (triangleIndices.length === 0) throw new WeftInputError('wind', 'acts on triangles, and the model has none (give `triangles`, or build the model with buildCloth or meshToModel)'); // prettier-ignore
+  return { triangleIndices, wind: resolveWind(wind) };
+} // prettier-ignore
+
+/**
+ * `model` with `wind` (validated, fields named `wind.…`; null: none) on its triangles: for models
+ * a builder or {@link meshToModel} made.
+ */
+export function withWind(model: Model, wind: Wind | null): Model {
+  if (wind === null) return { ...model, wind: null };
+  return { ...model, ...aerodynamics(model.triangleIndices, wind, model.particleCount) };
 }
 
 /**

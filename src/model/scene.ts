@@ -1,12 +1,14 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, withColliders, type Model } from './model.ts';
+import { createModel, withColliders, withWind, type Model } from './model.ts';
 import type { Collider } from './colliders.ts';
+import type { Wind } from './wind.ts';
 import schema from './scene.schema.json';
 
 /**
  * The scene file of `weft run` (documented in README.md): explicit particles and springs, or a
- * builder (`cloth` or `rope`) with its options. `gravity` and `colliders` apply to either.
+ * builder (`cloth` or `rope`) with its options. `gravity`, `colliders` and `wind` apply to any
+ * (wind needs triangles: a cloth's, or the explicit scene's `triangles`).
  */
 export type SceneFile =
   | {
@@ -19,9 +21,11 @@ export type SceneFile =
       };
       gravity?: [number, number, number];
       colliders?: Collider[];
+      triangles?: number[];
+      wind?: Wind;
     }
-  | { cloth: ClothOptions; gravity?: [number, number, number]; colliders?: Collider[] }
-  | { rope: RopeOptions; gravity?: [number, number, number]; colliders?: Collider[] };
+  | { cloth: ClothOptions; gravity?: [number, number, number]; colliders?: Collider[]; wind?: Wind }
+  | { rope: RopeOptions; gravity?: [number, number, number]; colliders?: Collider[]; wind?: Wind };
 
 type Json = Record<string, unknown>;
 
@@ -67,7 +71,8 @@ function gravityOf(json: Json): { gravity?: [number, number, number] } {
 }
 
 /** A field's type in src/model/scene.schema.json, the one description of the scene format. */
-type FieldKind = 'number' | 'numbers' | 'numberOrNumbers' | 'vector' | 'string' | 'pins' | 'colliders';
+type FieldKind =
+  'number' | 'numbers' | 'numberOrNumbers' | 'vector' | 'string' | 'pins' | 'colliders' | 'wind';
 
 interface SchemaObject {
   readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -87,14 +92,14 @@ function variant(key: string): SchemaObject {
 }
 
 /** The fields of `json` (at `field`), each checked for its name and type against `object`. */
-function checkFields(field: string, json: Json, object: SchemaObject): void {
-  only(field, json, Object.keys(object.properties));
-  for (const name of object.required ?? []) {
+function checkFields(field: string, json: Json, spec: SchemaObject): void {
+  only(field, json, Object.keys(spec.properties));
+  for (const name of spec.required ?? []) {
     if (json[name] === undefined) throw new WeftInputError(field ? `${field}.${name}` : name, 'missing');
   }
   for (const [key, value] of Object.entries(json)) {
     const name = field ? `${field}.${key}` : key;
-    const kind = kindOf(object.properties[key]!);
+    const kind = kindOf(spec.properties[key]!);
     if (kind === 'number' && typeof value !== 'number') {
       throw new WeftInputError(name, `must be a number, got ${describeValue(value)}`);
     }
@@ -106,6 +111,7 @@ function checkFields(field: string, json: Json, object: SchemaObject): void {
     if (kind === 'colliders' && !Array.isArray(value)) {
       throw new WeftInputError(name, `must be an array of colliders, got ${describeValue(value)}`);
     }
+    if (kind === 'wind') checkFields(name, object(name, value), schema.$defs.wind as unknown as SchemaObject);
     if (kind === 'vector' && numbers(name, value).length !== 3) {
       throw new WeftInputError(name, `must have 3 entries (x, y, z), got ${(value as unknown[]).length}`);
     }
@@ -133,7 +139,9 @@ export function parseScene(scene: unknown): Model {
       builder === 'cloth'
         ? buildCloth({ ...(options as ClothOptions), ...gravityOf(json) })
         : buildRope({ ...(options as RopeOptions), ...gravityOf(json) });
-    return json['colliders'] === undefined ? model : withColliders(model, json['colliders'] as Collider[]);
+    const posed =
+      json['colliders'] === undefined ? model : withColliders(model, json['colliders'] as Collider[]);
+    return json['wind'] === undefined ? posed : withWind(posed, json['wind'] as Wind);
   }
   if (!('particles' in json))
     throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
@@ -155,6 +163,8 @@ export function parseScene(scene: unknown): Model {
     ...optional(springs['restLengths'], 'springRestLengths'),
     ...optional(springs['damping'], 'springDamping'),
     ...optional(json['colliders'], 'colliders'),
+    ...optional(json['triangles'], 'triangles'),
+    ...optional(json['wind'], 'wind'),
     ...gravityOf(json),
   });
 }

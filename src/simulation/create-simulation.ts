@@ -5,6 +5,7 @@ import {
 } from '../backends/cpu/cpu-simulation.ts';
 import { describeName, WeftInputError } from '../core/errors.ts';
 import { requireContactSupport } from '../integrators/contact-programs.ts';
+import { requireWindSupport } from '../integrators/wind-programs.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
@@ -91,6 +92,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
     backend,
     (options as { solver?: unknown }).solver,
   );
+  requireWindSupport(Boolean(model?.wind), integrator);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
   return createFixedStep(model, options as FixedStepSimulationOptions, integrator, backend);

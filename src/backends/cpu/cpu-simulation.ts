@@ -25,6 +25,7 @@ import {
 import type { Program } from '../../integrators/program.ts';
 import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
 import { withContacts } from '../../integrators/contact-programs.ts';
+import { withWindOps } from '../../integrators/wind-programs.ts';
 import type { IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { WeftInputError } from '../../core/errors.ts';
@@ -68,7 +69,11 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
     scheme: Program,
   ) {
     super();
-    const program = withContacts(scheme, integrator, model.colliders.length);
+    const program = withWindOps(
+      withContacts(scheme, integrator, model.colliders.length),
+      integrator,
+      model.wind !== null,
+    );
     this.program = program;
     this.attachments = new ParticleAttachments(model, velocityHistory(program));
     const live = this.attachments.model;

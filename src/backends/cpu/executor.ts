@@ -17,6 +17,7 @@ import { errorNorm } from './error-norm.ts';
 import { accelerations, springForces } from './passes.ts';
 import { CpuImplicitOps } from './implicit-ops.ts';
 import { CpuContacts } from './contacts.ts';
+import { CpuAero } from './aero.ts';
 
 /** Statistics of the corrector (zeros for schemes without one). */
 export interface CorrectorStats {
@@ -48,6 +49,8 @@ export class CpuExecutor {
   readonly implicit: CpuImplicitOps | null;
   /** Contacts with the model's colliders (null without colliders). */
   readonly contacts: CpuContacts | null;
+  /** Wind on the model's triangles (null without wind). */
+  readonly aero: CpuAero | null;
 
   constructor(
     private readonly model: Model,
@@ -69,6 +72,7 @@ export class CpuExecutor {
     this.vector('v').set(model.particleVelocities);
     this.springForce = real(3 * model.springCount);
     this.contacts = model.colliders.length > 0 ? new CpuContacts(model) : null;
+    this.aero = model.wind ? new CpuAero(model) : null;
     this.implicit = program.implicit
       ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op)), this.contacts) // prettier-ignore
       : null;
@@ -111,6 +115,19 @@ export class CpuExecutor {
         return this.contacts!.project(this.vector(op.x), this.vector(op.v), this.h);
       case 'moveColliders':
         return this.contacts!.move(this.h);
+      case 'aero': {
+        const scale = coefficientAt(op.scale, this.h);
+        return this.aero!.apply(
+          this.vector(op.x),
+          this.vector(op.v),
+          this.vector(op.to),
+          scale,
+          op.perMass,
+          this.h,
+        );
+      }
+      case 'windClock':
+        return this.aero!.tick();
       case 'norm': {
         const pair = ([x, v]: readonly [string, string]) => ({
           positions: this.vector(x),

@@ -31,6 +31,7 @@ import { explicitProgram, multistepProgram } from '../../integrators/programs.ts
 import type { ExplicitIntegratorName, IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { withContacts } from '../../integrators/contact-programs.ts';
+import { withWindOps } from '../../integrators/wind-programs.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { advanceInChunks, nextTask, requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
@@ -141,7 +142,8 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   ) {
     super();
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
-    const program = withContacts(scheme, options.integrator, model.colliders.length, 'webgpu');
+    const contacts = withContacts(scheme, options.integrator, model.colliders.length, 'webgpu');
+    const program = withWindOps(contacts, options.integrator, model.wind !== null);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
     this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);

@@ -1,0 +1,57 @@
+/**
+ * Wind on the CPU (the `aero` and `windClock` ops; src/integrators/wind-programs.ts), pass for
+ * pass the WebGPU's shaders/aero-triangles.wgsl and aero-gather.wgsl: the force of each triangle
+ * (src/model/wind.ts), then each particle gathers a third of its triangles' forces over a CSR list
+ * in list order — no scatter, the same sum every run.
+ */
+import { buildIncidence, type Incidence } from '../../model/incidence.ts';
+import type { Model } from '../../model/model.ts';
+import { triangleAeroForce } from '../../model/wind.ts';
+import type { RealArray } from './passes.ts';
+
+type Vec3 = readonly [number, number, number];
+
+export class CpuAero {
+  /** Steps taken: the wind's time is steps × h. */
+  private steps = 0;
+  /** The triangles of each particle: entries 3 t + corner (src/model/incidence.ts). */
+  private readonly incidence: Incidence;
+  /** The force of each triangle, [3t], N. */
+  private readonly force: Float64Array;
+
+  constructor(private readonly model: Model) {
+    this.incidence = buildIncidence(model.particleCount, model.triangleIndices);
+    this.force = new Float64Array(model.triangleIndices.length);
+  }
+
+  /** The `windClock` op. */
+  tick(): void {
+    this.steps++;
+  }
+
+  /** The `aero` op: to_i += scale f_i (÷ m_i with perMass) on free particles, f at (x, v). */
+  apply(x: RealArray, v: RealArray, to: RealArray, scale: number, perMass: boolean, h: number): void {
+    const { model, force } = this;
+    const wind = model.wind!;
+    const corners = model.triangleIndices;
+    const at = (a: RealArray, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
+    const t = this.steps * h;
+    for (let k = 0; k < corners.length; k += 3) {
+      const [a, b, c] = [corners[k]!, corners[k + 1]!, corners[k + 2]!];
+      const mean: Vec3 = [0, 1, 2].map((d) => (v[3 * a + d]! + v[3 * b + d]! + v[3 * c + d]!) / 3) as unknown as Vec3;
+      force.set(triangleAeroForce(wind, at(x, a), at(x, b), at(x, c), mean, t), k);
+    }
+    const { offsets, entries } = this.incidence;
+    for (let i = 0; i < model.particleCount; i++) {
+      const invMass = model.particleInvMass[i]!;
+      if (invMass === 0) continue;
+      const f = [0, 0, 0];
+      for (let e = offsets[i]!; e < offsets[i + 1]!; e++) {
+        const k = entries[e]! - (entries[e]! % 3);
+        for (let d = 0; d < 3; d++) f[d]! += force[k + d]!;
+      }
+      const s = (scale * (perMass ? invMass : 1)) / 3;
+      for (let d = 0; d < 3; d++) to[3 * i + d] = to[3 * i + d]! + s * f[d]!;
+    }
+  } // prettier-ignore
+}
