@@ -60,7 +60,11 @@ export interface ResolvedWind {
 /** Defaults of the optional fields. */
 export const WIND_DEFAULTS = { density: 1.2, drag: 1, lift: 0.5, turbulence: 0, turbulenceWavelength: 1, turbulencePeriod: 1 } as const; // prettier-ignore
 
-/** The fixed unit directions d₁, d₂, d₃ of the turbulence's waves (shaders/aero-triangles.wgsl). */
+/** Each wave's frequency factor and phase (the 1, 1.3, 0.7 and 0, 2, 4 of w(x, t) above). */
+export const TURBULENCE_RATES = [1, 1.3, 0.7] as const;
+export const TURBULENCE_PHASES = [0, 2, 4] as const;
+
+/** The fixed unit directions d₁, d₂, d₃ of the turbulence's waves. */
 export const TURBULENCE_DIRECTIONS: readonly Vec3[] = [
   [1, 0.5, 0.2],
   [-0.3, 1, 0.6],
@@ -114,10 +118,11 @@ export function windAt(wind: ResolvedWind, x: Vec3, t: number): Vec3 {
     const dir = TURBULENCE_DIRECTIONS[d]!;
     return k * (dir[0] * x[0] + dir[1] * x[1] + dir[2] * x[2]);
   };
+  const [r, p] = [TURBULENCE_RATES, TURBULENCE_PHASES];
   return [
-    wind.velocity[0] + a * Math.sin(phase(0) - w * t),
-    wind.velocity[1] + a * Math.sin(phase(1) - 1.3 * w * t + 2),
-    wind.velocity[2] + a * Math.sin(phase(2) - 0.7 * w * t + 4),
+    wind.velocity[0] + a * Math.sin(phase(0) - r[0] * w * t + p[0]),
+    wind.velocity[1] + a * Math.sin(phase(1) - r[1] * w * t + p[1]),
+    wind.velocity[2] + a * Math.sin(phase(2) - r[2] * w * t + p[2]),
   ];
 }
 

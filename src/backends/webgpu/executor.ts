@@ -44,6 +44,7 @@ import {
 } from './dispatch.ts';
 import { GpuImplicitOps } from './implicit-ops.ts';
 import { GpuContacts } from './contact-ops.ts';
+import { GpuAero } from './aero-ops.ts';
 import { GpuCorrectorOps } from './corrector-ops.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
 
@@ -66,6 +67,8 @@ export class WebGpuExecutor implements ExecutorServices {
   readonly corrector: GpuCorrectorOps | null;
   /** Contacts with the model's colliders (null without colliders). */
   readonly contacts: GpuContacts | null;
+  /** Wind on the model's triangles (null without wind). */
+  readonly aero: GpuAero | null;
   /** The implicit ops (programs with a linear system only). */
   readonly implicit: GpuImplicitOps | null;
   readonly create: ReturnType<typeof bufferFactory>;
@@ -135,6 +138,7 @@ export class WebGpuExecutor implements ExecutorServices {
     this.checkReadback = this.create('checkReadback', 16, staging);
     this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
     this.contacts = model.colliders.length > 0 ? new GpuContacts(this) : null;
+    this.aero = model.wind ? new GpuAero(this) : null;
     this.implicit = program.implicit ? new GpuImplicitOps(this, program, checkEvery) : null;
   }
 
@@ -216,6 +220,7 @@ export class WebGpuExecutor implements ExecutorServices {
       else if (op.op === 'correct') this.corrector!.compile(heads, out);
       else if (op.op === 'project' || op.op === 'moveColliders')
         out.push(this.contacts!.compileOp(op, heads));
+      else if (op.op === 'aero' || op.op === 'windClock') out.push(...this.aero!.compileOp(op, heads));
       else if (this.implicit) this.implicit.compile(op, heads, out);
       else throw new Error(`'${op.op}' needs a program with a linear system`);
     }

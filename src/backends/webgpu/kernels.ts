@@ -33,6 +33,9 @@ import contactDetect from '../../../shaders/contact-detect.wgsl?raw';
 import contactFilter from '../../../shaders/contact-filter.wgsl?raw';
 import contactRespond from '../../../shaders/contact-respond.wgsl?raw';
 import colliderMove from '../../../shaders/collider-move.wgsl?raw';
+import aeroTriangles from '../../../shaders/aero-triangles.wgsl?raw';
+import aeroGather from '../../../shaders/aero-gather.wgsl?raw';
+import windClock from '../../../shaders/wind-clock.wgsl?raw';
 import fusedCommon from '../../../shaders/fused-common.wgsl?raw';
 import fusedOps from '../../../shaders/fused-ops.wgsl?raw';
 import fusedSolve from '../../../shaders/fused-solve.wgsl?raw';
@@ -61,17 +64,31 @@ const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlon
 
 /** Program kernels: program-vectors.wgsl prepended (fusedAdaptive: a whole batch of adaptive steps). */
 const fusedAdaptive = [fusedCommon, fusedOps, fusedSolve, fusedController, fusedMain].join('\n');
-const PROGRAM = { programForces, programGather, programCombine, programNorm, fusedAdaptive };
+const fusedAdaptiveSerial = fusedAdaptive
+  .replace(/\b(workgroupBarrier|storageBarrier)\(\);/g, '')
+  .replace(/workgroupUniformLoad\(&(\w+)\)/g, '$1');
+const PROGRAM = {
+  programForces,
+  programGather,
+  programCombine,
+  programNorm,
+  fusedAdaptive,
+  fusedAdaptiveSerial,
+};
 
 /** Contacts with colliders: colliders.wgsl prepended. */
 const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond, colliderMove };
+
+/** Wind: program-vectors.wgsl prepended (wind-clock does not use it). */
+const AERO = { aeroTriangles, aeroGather, windClock };
 
 export type KernelName =
   | keyof typeof EXPLICIT
   | keyof typeof IMPLICIT
   | keyof typeof PROGRAM
   | keyof typeof MULTIGRID
-  | keyof typeof CONTACT;
+  | keyof typeof CONTACT
+  | keyof typeof AERO;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
@@ -90,7 +107,7 @@ export function kernels(): Record<KernelName, KernelLayout> {
       name,
       reflectKernel(`${common}\n${programVectors}\n${implicitCommon}\n${mgCommon}\n${source}`),
     ]),
-    ...Object.entries(PROGRAM).map(([name, source]) => [
+    ...Object.entries({ ...PROGRAM, ...AERO }).map(([name, source]) => [
       name,
       reflectKernel(`${common}\n${programVectors}\n${source}`),
     ]),

@@ -1,0 +1,55 @@
+/**
+ * Wind on WebGPU (CPU mirror: src/backends/cpu/aero.ts): `aero` is aero-triangles.wgsl (one
+ * thread per triangle: its drag and lift, src/model/wind.ts) then aero-gather.wgsl (one thread per
+ * particle over its CSR list of triangles: no float atomics, a fixed order); `windClock` is
+ * wind-clock.wgsl. The triangle pass is dispatched as a 'single'-domain pass of t threads: Newton
+ * loops gate only the per-particle and per-spring passes, and the gather after it is gated.
+ */
+import type { Op } from '../../integrators/program.ts';
+import { coefficientAt } from '../../integrators/program.ts';
+import { buildIncidence } from '../../model/incidence.ts';
+import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES, TURBULENCE_RATES } from '../../model/wind.ts';
+import type { Dispatch, ExecutorServices } from './dispatch.ts';
+import { VEC4_BYTES } from './gpu-common.ts';
+
+export class GpuAero {
+  private readonly triangleCount: number;
+  private readonly buffers: Readonly<Record<string, GPUBuffer>>;
+
+  constructor(private readonly x: ExecutorServices) {
+    const model = x.model;
+    const wind = model.wind!;
+    this.triangleCount = model.triangleIndices.length / 3;
+    const { offsets, entries } = buildIncidence(model.particleCount, model.triangleIndices);
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+    const direction = (d: number): readonly number[] => TURBULENCE_DIRECTIONS[d]!;
+    const params = (h: number) => ({
+      velocity: wind.velocity, halfDrag: 0.5 * wind.density * wind.drag, halfLift: 0.5 * wind.density * wind.lift,
+      direction0: direction(0), direction1: direction(1), direction2: direction(2), turbulence: wind.turbulence,
+      wavenumber: (2 * Math.PI) / wind.turbulenceWavelength, frequency: (2 * Math.PI) / wind.turbulencePeriod,
+      rates: TURBULENCE_RATES, phases: TURBULENCE_PHASES, h,
+    }); // prettier-ignore
+    this.buffers = {
+      wind: x.uniform('aeroTriangles', 'WindParams', params, true),
+      triangles: x.create('triangles', model.triangleIndices.byteLength, storage, model.triangleIndices.slice().buffer), // prettier-ignore
+      triangleForces: x.create('triangleForces', Math.max(1, this.triangleCount) * VEC4_BYTES, storage),
+      triangleOffsets: x.create('triangleOffsets', offsets.byteLength, storage, offsets.slice().buffer),
+      triangleEntries: x.create('triangleEntries', Math.max(4, entries.byteLength), storage, entries.slice().buffer), // prettier-ignore
+      windClock: x.create('windClock', 16, storage),
+    };
+  }
+
+  /** `aero` (the triangles' forces at (x, v), then their gather into `to`) or `windClock`. */
+  compileOp(op: Extract<Op, { op: 'aero' | 'windClock' }>, heads: ReadonlyMap<string, number>): Dispatch[] {
+    const b = this.buffers;
+    if (op.op === 'windClock') return [this.x.dispatch('windClock', 'windClock', 'single', { windClock: b['windClock']! })]; // prettier-ignore
+    const refs = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads) };
+    const forces = this.x.dispatch('aeroTriangles', 'aeroTriangles', 'single', b, { ...refs, triangleCount: this.triangleCount }, this.triangleCount); // prettier-ignore
+    const uniform = this.x.uniform('aeroGather', 'AeroOp', (h) => ({ scale: coefficientAt(op.scale, h) }), typeof op.scale !== 'number'); // prettier-ignore
+    const constants = { toRef: this.x.reference(op.to, heads), perMass: op.perMass ? 1 : 0 };
+    return [
+      forces,
+      this.x.dispatch('aeroGather', 'aeroGather', 'particles', { ...b, op: uniform }, constants),
+    ];
+  }
+}
