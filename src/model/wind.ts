@@ -127,23 +127,36 @@ export function windAt(wind: ResolvedWind, x: Vec3, t: number): Vec3 {
 }
 
 /**
- * The aerodynamic force f_D + f_L, N, on a triangle with corners x0, x1, x2 whose vertices move at
- * the mean velocity `mean`, at time t (the module's formulas). A degenerate triangle gets none.
+ * The aerodynamic force f_D + f_L, N, on the triangle of particles a, b, c of the xyz arrays x
+ * (positions, m) and v (velocities, m/s), at time t (the module's formulas), written to
+ * out[at … at + 2]. A degenerate triangle gets none. Allocation-free: the CPU runs it per triangle
+ * per evaluation.
  */
-export function triangleAeroForce(wind: ResolvedWind, x0: Vec3, x1: Vec3, x2: Vec3, mean: Vec3, t: number): Vec3 {
-  const e1 = [x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]];
-  const e2 = [x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]];
-  const c = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!];
-  const twice = Math.hypot(c[0]!, c[1]!, c[2]!);
-  if (!(twice > 0)) return [0, 0, 0];
-  const n = [c[0]! / twice, c[1]! / twice, c[2]! / twice];
-  const centroid: Vec3 = [(x0[0] + x1[0] + x2[0]) / 3, (x0[1] + x1[1] + x2[1]) / 3, (x0[2] + x1[2] + x2[2]) / 3];
-  const w = windAt(wind, centroid, t);
-  const u = [w[0] - mean[0], w[1] - mean[1], w[2] - mean[2]];
-  const un = u[0]! * n[0]! + u[1]! * n[1]! + u[2]! * n[2]!;
-  const speed2 = u[0]! * u[0]! + u[1]! * u[1]! + u[2]! * u[2]!;
+export function triangleAeroForce(wind: ResolvedWind, x: ArrayLike<number>, v: ArrayLike<number>, a: number, b: number, c: number, t: number, out: { [k: number]: number }, at: number): void {
+  const [pa, pb, pc] = [3 * a, 3 * b, 3 * c];
+  const e1x = x[pb]! - x[pa]!, e1y = x[pb + 1]! - x[pa + 1]!, e1z = x[pb + 2]! - x[pa + 2]!;
+  const e2x = x[pc]! - x[pa]!, e2y = x[pc + 1]! - x[pa + 1]!, e2z = x[pc + 2]! - x[pa + 2]!;
+  let nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+  const twice = Math.sqrt(nx * nx + ny * ny + nz * nz); // 2A
+  if (!(twice > 0)) {
+    out[at] = out[at + 1] = out[at + 2] = 0;
+    return;
+  }
+  [nx, ny, nz] = [nx / twice, ny / twice, nz / twice];
+  let [wx, wy, wz] = wind.velocity;
+  if (wind.turbulence !== 0) {
+    const centroid: Vec3 = [(x[pa]! + x[pb]! + x[pc]!) / 3, (x[pa + 1]! + x[pb + 1]! + x[pc + 1]!) / 3, (x[pa + 2]! + x[pb + 2]! + x[pc + 2]!) / 3];
+    [wx, wy, wz] = windAt(wind, centroid, t);
+  }
+  const ux = wx - (v[pa]! + v[pb]! + v[pc]!) / 3;
+  const uy = wy - (v[pa + 1]! + v[pb + 1]! + v[pc + 1]!) / 3;
+  const uz = wz - (v[pa + 2]! + v[pb + 2]! + v[pc + 2]!) / 3;
+  const un = ux * nx + uy * ny + uz * nz;
+  const speed2 = ux * ux + uy * uy + uz * uz;
   const q = 0.5 * wind.density * (0.5 * twice); // ½ ρ A
   const drag = q * wind.drag * Math.abs(un) * un;
   const lift = speed2 > 0 ? (q * wind.lift * un) / Math.sqrt(speed2) : 0;
-  return [0, 1, 2].map((d) => drag * n[d]! + lift * (speed2 * n[d]! - un * u[d]!)) as unknown as Vec3;
+  out[at] = drag * nx + lift * (speed2 * nx - un * ux);
+  out[at + 1] = drag * ny + lift * (speed2 * ny - un * uy);
+  out[at + 2] = drag * nz + lift * (speed2 * nz - un * uz);
 } // prettier-ignore

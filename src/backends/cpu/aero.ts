@@ -9,8 +9,6 @@ import type { Model } from '../../model/model.ts';
 import { triangleAeroForce } from '../../model/wind.ts';
 import type { RealArray } from './passes.ts';
 
-type Vec3 = readonly [number, number, number];
-
 export class CpuAero {
   /** Steps taken: the wind's time is steps × h. */
   private steps = 0;
@@ -34,24 +32,22 @@ export class CpuAero {
     const { model, force } = this;
     const wind = model.wind!;
     const corners = model.triangleIndices;
-    const at = (a: RealArray, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
     const t = this.steps * h;
-    for (let k = 0; k < corners.length; k += 3) {
-      const [a, b, c] = [corners[k]!, corners[k + 1]!, corners[k + 2]!];
-      const mean: Vec3 = [0, 1, 2].map((d) => (v[3 * a + d]! + v[3 * b + d]! + v[3 * c + d]!) / 3) as unknown as Vec3;
-      force.set(triangleAeroForce(wind, at(x, a), at(x, b), at(x, c), mean, t), k);
-    }
+    for (let k = 0; k < corners.length; k += 3)
+      triangleAeroForce(wind, x, v, corners[k]!, corners[k + 1]!, corners[k + 2]!, t, force, k);
     const { offsets, entries } = this.incidence;
     for (let i = 0; i < model.particleCount; i++) {
       const invMass = model.particleInvMass[i]!;
       if (invMass === 0) continue;
-      const f = [0, 0, 0];
+      let [fx, fy, fz] = [0, 0, 0];
       for (let e = offsets[i]!; e < offsets[i + 1]!; e++) {
         const k = entries[e]! - (entries[e]! % 3);
-        for (let d = 0; d < 3; d++) f[d]! += force[k + d]!;
+        [fx, fy, fz] = [fx + force[k]!, fy + force[k + 1]!, fz + force[k + 2]!];
       }
       const s = (scale * (perMass ? invMass : 1)) / 3;
-      for (let d = 0; d < 3; d++) to[3 * i + d] = to[3 * i + d]! + s * f[d]!;
+      to[3 * i] = to[3 * i]! + s * fx;
+      to[3 * i + 1] = to[3 * i + 1]! + s * fy;
+      to[3 * i + 2] = to[3 * i + 2]! + s * fz;
     }
   } // prettier-ignore
 }
