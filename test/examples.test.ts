@@ -266,6 +266,26 @@ test('the cloth demo stops a diverging integrator, says so, and draws no cloth',
   await page.close();
 });
 
+test.each([
+  ['a flag in Weft’s wind', 'scene=flag&wind=8&dt=0.0166667'],
+  // Friction acts after the solve: a collider dragging the cloth wants the demo's h = 1/240 s.
+  ['a square on a moving character of Weft’s capsule colliders', 'scene=character&pins=none&dt=0.00416667'],
+])(
+  'the cloth demo’s Weft scenes: %s draws, moves, with no WebGPU or console error',
+  async (_, query) => {
+    const { page, errors } = await open(`/examples/cloth/?${query}&size=32&substeps=1&solver=pcg&maxIterations=40`); // prettier-ignore
+    await waitForFrames(page, errors, 3);
+    const seen = await twoFrames(page, 'cloth');
+    expect(seen.matching, 'cloth-coloured pixels').toBeGreaterThan(0.01 * seen.pixels);
+    expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.002 * seen.pixels);
+    if (process.env['WEFT_SCENE_SHOTS']) writeFileSync(join(process.env['WEFT_SCENE_SHOTS'], `${query.split('&')[0]}.png`), await page.screenshot({ type: 'png' })); // prettier-ignore
+    expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+  90_000,
+);
+
 test('the embedding example draws the cloth from Weft’s buffer with its own pipeline', async () => {
   const { page, errors } = await open('/examples/embed/?size=32');
   await waitForFrames(page, errors, 3);

@@ -1,7 +1,8 @@
 /**
  * Weft's cloth demo: a cloth — a square, or a skirt read from an OBJ file — integrated on WebGPU
  * and drawn straight from the solver's position buffer, with the demo's own passes for wind and
- * contacts between the solver's steps. Every control in the panel can also be set from the URL
+ * contacts between the solver's steps; or, in the flag and character scenes, Weft's own wind and
+ * colliders (examples/cloth/world.ts) and no pass of the demo's. Every control in the panel can also be set from the URL
  * (e.g. `?size=32&integrator=rk4&substeps=40`, `?scene=garment`, `&camera=330,28,7.2`), and the
  * Share link button writes the URL of the current view.
  */
@@ -24,7 +25,9 @@ import { OrbitCamera } from './camera.ts';
 import { ClothDrag } from './drag.ts';
 import { ClothEffects, type EffectSettings } from './effects.ts';
 import { PageStatus, requestDevice } from './page-status.ts';
-import { ClothRenderer, HEALTH } from './renderer.ts';
+import { ClothRenderer, DEPTH_FORMAT, HEALTH, SAMPLES } from './renderer.ts';
+import { ColliderView } from './collider-view.ts';
+import { colliderPoses, drawnColliders, isLibraryScene, withWorld } from './world.ts';
 import {
   buildModel,
   explicitStepLimit,
@@ -75,6 +78,8 @@ interface Settings extends SceneSettings {
   rayleigh: number;
   wind: number;
   sphere: boolean;
+  /** Weft's colliders in the flag and character scenes. */
+  colliders: boolean;
 }
 
 /** A running simulation and what belongs to it. */
@@ -131,6 +136,7 @@ function readSettings(): Settings {
     gravity: number('gravity'),
     wind: number('wind'),
     sphere: (input('sphere') as HTMLInputElement).checked,
+    colliders: (input('colliders') as HTMLInputElement).checked,
   };
 }
 
@@ -144,6 +150,9 @@ function showStepHint(settings: Settings): void {
   input('tolerance').disabled = !isImplicit(settings.integrator);
   input('size').disabled = settings.scene === 'garment';
   input('shear').disabled = settings.scene === 'garment';
+  input('pins').disabled = settings.scene === 'flag'; // pinned along its pole
+  input('sphere').disabled = isLibraryScene(settings.scene);
+  input('colliders').disabled = !isLibraryScene(settings.scene);
 }
 
 /** On a change between explicit and implicit schemes, a step and substeps that suit the new one. */
@@ -250,6 +259,7 @@ async function main(): Promise<void> {
     distance: 7.2,
   });
   const camera = new OrbitCamera({ ...view, target: [0, 0.95, 0.2] });
+  const colliderView = new ColliderView(device, format, DEPTH_FORMAT, SAMPLES);
 
   let scene: Scene | null = null;
   let paused = false;
@@ -275,7 +285,7 @@ async function main(): Promise<void> {
       let model: Model;
       let sim: GpuSimulation;
       try {
-        model = buildModel(next, from);
+        model = withWorld(buildModel(next, from), next, from ? simTime : 0);
         sim = await status.scoped(device, 'creating the simulation', async () => {
           const made = await createSimulation(model, simulationOptions(next, device));
           return made;
@@ -344,7 +354,8 @@ async function main(): Promise<void> {
       // Each cloth's usual pins: the skirt by its waist, the square by two corners.
       input('pins').value = readSettings().scene === 'garment' ? 'top-edge' : 'top-corners';
     }
-    if (id === 'substeps' || id === 'wind' || id === 'sphere') {
+    // Weft's wind is part of the model: in the library scenes it makes a new simulation.
+    if (id === 'substeps' || ((id === 'wind' || id === 'sphere') && !isLibraryScene(readSettings().scene))) {
       applyLiveSettings();
     } else if (id === 'size' || id === 'scene' || (id === 'pins' && readSettings().pins !== 'none')) {
       requestRebuild('reset');
@@ -354,7 +365,7 @@ async function main(): Promise<void> {
   });
   controls.addEventListener('input', (event) => {
     const id = (event.target as HTMLElement).id;
-    if (id === 'wind' || id === 'sphere') applyLiveSettings();
+    if ((id === 'wind' || id === 'sphere') && !isLibraryScene(readSettings().scene)) applyLiveSettings();
   });
   controls.addEventListener('submit', (event) => event.preventDefault());
   element('reset').addEventListener('click', () => requestRebuild('reset'));
@@ -497,31 +508,35 @@ async function main(): Promise<void> {
     const stepping = !paused && !diverged && !rebuilding;
     const steps = stepping ? settings.substeps : 0;
     let encoder = device.createCommandEncoder({ label: 'cloth frame' });
+    const library = isLibraryScene(settings.scene);
     if (stepping) {
       current.effects.update(effectSettings(settings, simTime));
       drag.poll(current.sim);
-      // Every substep: Weft's step, then the demo's wind and contacts; one submission per frame,
-      // or per substep while the cloth is held (each substep's target is written before it).
+      const moving = colliderPoses(settings, 0).length > 0;
+      // Every substep: Weft's step, then the demo's wind and contacts (not in Weft's own scenes);
+      // one submission per frame, or per substep while the cloth is held or the character moves
+      // (each substep's target and collider poses are written before it).
       for (let s = 0; s < steps; s++) {
-        if (drag.holds(current.sim) && s > 0) {
+        if ((drag.holds(current.sim) || moving) && s > 0) {
           device.queue.submit([encoder.finish()]);
           encoder = device.createCommandEncoder({ label: 'cloth frame' });
         }
         drag.beforeSubstep(current.sim, s + 1, steps);
+        for (const [k, pose] of colliderPoses(settings, simTime + (s + 1) * settings.dt)) current.sim.setColliderPose(k, pose); // prettier-ignore
         current.sim.encode(encoder, 1);
-        current.effects.encode(encoder);
+        if (!library) current.effects.encode(encoder);
       }
       simTime += steps * settings.dt;
       status.hooks.time = simTime;
     }
     renderer.encodeNormals(encoder);
+    const frameView = { viewProjection: camera.viewProjection(width / height), eye: camera.eye, lightDirection: LIGHT_DIRECTION }; // prettier-ignore
+    colliderView.update(drawnColliders(settings, simTime), frameView);
     renderer.render(encoder, context.getCurrentTexture(), {
-      viewProjection: camera.viewProjection(width / height),
-      eye: camera.eye,
-      lightDirection: LIGHT_DIRECTION,
-      sphere: settings.sphere ? { center: SPHERE.center, radius: SPHERE.radius * 0.995 } : null,
+      ...frameView,
+      sphere: settings.sphere && !library ? { center: SPHERE.center, radius: SPHERE.radius * 0.995 } : null,
       showCloth: !diverged,
-    });
+    }, (pass) => colliderView.draw(pass)); // prettier-ignore
     device.queue.submit([encoder.finish()]);
     status.frameSubmitted(canvas);
 

@@ -12,8 +12,8 @@ import { UniformStruct } from './uniform-layout.ts';
 
 /** The clear colour, display-encoded; render.wgsl's BACKGROUND is the same. */
 const BACKGROUND = { r: 0.075, g: 0.085, b: 0.105, a: 1 };
-const SAMPLES = 4;
-const DEPTH_FORMAT = 'depth24plus';
+export const SAMPLES = 4;
+export const DEPTH_FORMAT = 'depth24plus';
 const NORMALS_WORKGROUP = 64;
 
 /** Flags of the health word that normals.wgsl raises. */
@@ -284,8 +284,13 @@ export class ClothRenderer {
     return flags;
   }
 
-  /** Renders the scene into `target` (the canvas's current texture). */
-  render(encoder: GPUCommandEncoder, target: GPUTexture, view: View): void {
+  /** Renders the scene into `target` (the canvas's current texture); `extra` draws more into its pass. */
+  render(
+    encoder: GPUCommandEncoder,
+    target: GPUTexture,
+    view: View,
+    extra?: (pass: GPURenderPassEncoder) => void,
+  ): void {
     const cloth = this.cloth;
     if (!cloth) return;
     const { color, depth } = this.renderTargets(target);
@@ -332,6 +337,7 @@ export class ClothRenderer {
       pass.setIndexBuffer(mesh.triangles, 'uint32');
       pass.drawIndexed(mesh.mesh.triangles.length);
     }
+    extra?.(pass);
     pass.end();
   }
 

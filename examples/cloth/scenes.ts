@@ -1,7 +1,9 @@
 /**
- * The demo's two cloths: a square built by buildCloth (3.15 m, 1 kg, `size`² particles) and a
- * skirt read from examples/scenes/garment.obj by loadObj and made a model by meshToModel, hung
- * from its waist above the sphere. Each comes with the surface the renderer draws.
+ * The demo's cloths: a square built by buildCloth (3.15 m, 1 kg, `size`² particles; in the
+ * 'character' scene draped over Weft's capsule colliders, examples/cloth/world.ts), a skirt read
+ * from examples/scenes/garment.obj by loadObj and made a model by meshToModel, hung from its waist
+ * above the sphere, and a flag (2.4 × 1.6 m, 0.4 kg) pinned along its pole in Weft's wind. Each
+ * comes with the surface the renderer draws.
  */
 import {
   buildCloth,
@@ -15,7 +17,7 @@ import {
 import garmentObj from '../scenes/garment.obj?raw';
 import { gridMesh, triangleMesh, type ClothMesh } from './cloth-mesh.ts';
 
-export type SceneName = 'square' | 'garment';
+export type SceneName = 'square' | 'garment' | 'flag' | 'character';
 export type Pins = 'top-corners' | 'top-edge' | 'none';
 
 /** The panel's settings that make the cloth; SI units. */
@@ -51,6 +53,13 @@ const GARMENT_DENSITY = 0.2;
 /** Side of the skirt's checks, m. */
 const GARMENT_CHECK = 0.1;
 
+/** The flag: width along x, m (its height is 2/3 of it), mass, kg, and the foot of its pole. */
+const FLAG_WIDTH = 2.4;
+const FLAG_MASS = 0.4;
+const FLAG_ORIGIN = [-1.2, 1.3, 0] as const;
+/** The flag's particles along its height for `size` along its width. */
+const flagRows = (size: number): number => Math.max(2, Math.round((2 * size) / 3));
+
 /** The skirt's rest positions (placed) and triangles, read once. */
 let garment: { positions: Float64Array; triangles: Uint32Array; longestEdge: number } | null = null;
 function garmentMesh(): NonNullable<typeof garment> {
@@ -85,6 +94,23 @@ function restModel(settings: SceneSettings): Model {
     });
   }
   const n = settings.size;
+  if (settings.scene === 'flag') {
+    const rows = flagRows(n);
+    return buildCloth({
+      nx: n,
+      ny: rows,
+      spacing: FLAG_WIDTH / (n - 1),
+      particleMass: FLAG_MASS / (n * rows),
+      structuralStiffness: settings.structural,
+      shearStiffness: settings.shear,
+      bendStiffness: settings.bend,
+      damping: settings.damping,
+      pins: Array.from({ length: rows }, (_, j) => j * n), // along the pole
+      orientation: 'vertical',
+      origin: FLAG_ORIGIN,
+      gravity,
+    });
+  }
   return buildCloth({
     nx: n,
     ny: n,
@@ -124,6 +150,7 @@ export function buildModel(settings: SceneSettings, from?: SimulationState): Mod
     springStiffness: cloth.springStiffness,
     springRestLengths: cloth.springRestLength,
     springDamping: cloth.springDamping,
+    triangles: cloth.triangleIndices,
     gravity: cloth.gravity,
   });
 }
@@ -134,7 +161,7 @@ export function buildModel(settings: SceneSettings, from?: SimulationState): Mod
  * have 12 springs at most; the skirt's are counted.
  */
 export function explicitStepLimit(settings: SceneSettings): number {
-  if (settings.scene === 'square') {
+  if (settings.scene === 'square' || settings.scene === 'character') {
     const mass = CLOTH_MASS / settings.size ** 2;
     const stiffness = 4 * (settings.structural + settings.shear + settings.bend);
     return 2 / Math.sqrt((2 * stiffness) / mass);
@@ -158,7 +185,8 @@ export function sceneSurface(
   settings: SceneSettings,
   maxStretch: number,
 ): { mesh: ClothMesh; maxEdge: number } {
-  const key = settings.scene === 'garment' ? 'garment' : `square-${settings.size}`;
+  const rows = settings.scene === 'flag' ? flagRows(settings.size) : settings.size;
+  const key = settings.scene === 'garment' ? 'garment' : `grid-${settings.size}-${rows}`;
   let mesh = meshes.get(key);
   if (settings.scene === 'garment') {
     const { positions, triangles, longestEdge } = garmentMesh();
@@ -166,12 +194,17 @@ export function sceneSurface(
     meshes.set(key, mesh);
     return { mesh, maxEdge: maxStretch * longestEdge };
   }
-  mesh ??= gridMesh(settings.size, settings.size);
+  mesh ??= gridMesh(settings.size, rows);
   meshes.set(key, mesh);
-  return { mesh, maxEdge: (maxStretch * CLOTH_WIDTH) / (settings.size - 1) };
+  const width = settings.scene === 'flag' ? FLAG_WIDTH : CLOTH_WIDTH;
+  return { mesh, maxEdge: (maxStretch * width) / (settings.size - 1) };
 }
 
 /** How the statistics name the cloth. */
 export function sceneLabel(settings: SceneSettings): string {
-  return settings.scene === 'garment' ? 'skirt (garment.obj)' : `${settings.size}×${settings.size} cloth`;
+  if (settings.scene === 'flag') return `${settings.size}×${flagRows(settings.size)} flag`;
+  const suffix = settings.scene === 'character' ? ' on a character' : '';
+  return settings.scene === 'garment'
+    ? 'skirt (garment.obj)'
+    : `${settings.size}×${settings.size} cloth${suffix}`;
 }

@@ -145,4 +145,10 @@ export interface GpuSimulation extends Simulation {
    * and exactly at the start of the next call.
    */
   encode(encoder: GPUCommandEncoder, steps: number): void;
+  /**
+   * {@link Simulation.setColliderPose}: every WebGPU simulation has it. As with kinematic particles,
+   * while a collider moves call encode() once per submission (its velocity for those steps is a
+   * `queue.writeBuffer` made when encode() is called).
+   */
+  setColliderPose(index: number, pose: ColliderPose): void;
 }
