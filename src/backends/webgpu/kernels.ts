@@ -64,17 +64,7 @@ const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlon
 
 /** Program kernels: program-vectors.wgsl prepended (fusedAdaptive: a whole batch of adaptive steps). */
 const fusedAdaptive = [fusedCommon, fusedOps, fusedSolve, fusedController, fusedMain].join('\n');
-const fusedAdaptiveSerial = fusedAdaptive
-  .replace(/\b(workgroupBarrier|storageBarrier)\(\);/g, '')
-  .replace(/workgroupUniformLoad\(&(\w+)\)/g, '$1');
-const PROGRAM = {
-  programForces,
-  programGather,
-  programCombine,
-  programNorm,
-  fusedAdaptive,
-  fusedAdaptiveSerial,
-};
+const PROGRAM = { programForces, programGather, programCombine, programNorm, fusedAdaptive };
 
 /** Contacts with colliders: colliders.wgsl prepended. */
 const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond, colliderMove };
