@@ -33,6 +33,8 @@ import {
   createAdaptiveSimulation,
   createModel,
   createSimulation,
+  withWind,
+  type ColliderPose,
   type Model,
   type SimulationState,
   type SolverStats,
@@ -64,6 +66,10 @@ export interface QuickCase {
   scene?: keyof typeof SCENES;
   /** kind 'kernel': the check. */
   check?: keyof typeof KERNEL_CHECKS;
+  /** Options of the GPU run only (the CPU refuses them). */
+  gpuOptions?: Record<string, string | number | boolean>;
+  /** Fixed-step runs: collider poses set before the call (the colliders move during it). */
+  poses?: readonly { index: number; pose: ColliderPose }[];
 }
 
 /**
@@ -161,8 +167,13 @@ function clothFalling(): Model {
   return model;
 }
 
+/** The quick cloth in a turbulent wind across it (drag, lift, the travelling waves' phases). */
+function clothInWind(): Model {
+  return withWind(quickCloth(), { velocity: [4, -1, 1.5], density: 1.2, drag: 1.1, lift: 0.6, turbulence: 1, turbulenceWavelength: 0.4, turbulencePeriod: 0.3 }); // prettier-ignore
+}
+
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, drops: colliderDrops, sphere: clothFalling } as const;
+export const SCENES = { rest: restGrid, drops: colliderDrops, sphere: clothFalling, wind: clothInWind } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -246,13 +257,27 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 6,
     tEnd: 0,
   })),
+  // Kinematic colliders (collider-move.wgsl, and the contacts' surface velocity): the sphere and
+  // the box of the drops moving during the call; the sphere under the cloth rising.
+  { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
+  { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
+  // Wind (aero-triangles, aero-gather, wind-clock) after explicit evaluations and in implicit right-hand sides.
+  { label: 'symplectic-euler wind', kind: 'fixed', scene: 'wind', options: { integrator: 'symplectic-euler', dt: H, rayleighMass: 0.5 }, steps: 20, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg wind', kind: 'fixed', scene: 'wind', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
   // Kernel-level checks against identities and the CPU's V-cycle (see KERNEL_CHECKS).
   { label: 'system-diagonal: inverse × block = I', kind: 'kernel', check: 'inverseDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'cg-init: the start of CG', kind: 'kernel', check: 'cgStart', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid V-cycle: two CG iterations = the CPU\'s', kind: 'kernel', check: 'vcycle', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
-  { label: 'rk45', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-4 }, steps: 0, tEnd: 0.01 },
-  { label: 'step-doubling rk2', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4 }, steps: 0, tEnd: 0.01 }, // prettier-ignore
-  { label: 'velocity-implicit-euler', kind: 'adaptive', options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, steps: 0, tEnd: 0.004 }, // prettier-ignore
+  // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
+  // at this size) and per attempt (program-norm, program-control and the program kernels).
+  ...[true, false].flatMap((fused) => {
+    const how = fused ? 'fused' : 'per attempt';
+    return [
+      { label: `rk45 ${how}`, kind: 'adaptive' as const, options: { integrator: 'rk45', accuracy: 1e-4 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+      { label: `step-doubling rk2 ${how}`, kind: 'adaptive' as const, options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+      { label: `velocity-implicit-euler ${how}`, kind: 'adaptive' as const, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, gpuOptions: { fused }, steps: 0, tEnd: 0.004 }, // prettier-ignore
+    ];
+  }),
 ];
 
 interface Run {
@@ -307,12 +332,14 @@ async function paddingChange(device: GPUDevice, arena: GPUBuffer, n: number): Pr
 
 async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run> {
   const model = modelOf(c);
+  const options = { ...c.options, ...(backend['backend'] === 'webgpu' ? c.gpuOptions : {}), ...backend };
   if (c.kind === 'fixed') {
-    const sim = await createSimulation(model, { ...c.options, ...backend } as never);
+    const sim = await createSimulation(model, options as never);
     try {
       const device = backend['device'] as GPUDevice | undefined;
       const arena = device && arenaOf(sim);
       if (device && arena) fillPadding(device, arena, model.particleCount);
+      for (const { index, pose } of c.poses ?? []) sim.setColliderPose!(index, pose);
       sim.step(c.steps);
       const out: Run = { state: await sim.readState(), stats: await sim.readSolverStats() };
       const change = device && arena ? await paddingChange(device, arena, model.particleCount) : undefined;
@@ -322,7 +349,7 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
       sim.destroy();
     }
   }
-  const sim = await createAdaptiveSimulation(model, { ...c.options, ...backend } as never);
+  const sim = await createAdaptiveSimulation(model, options as never);
   try {
     await sim.advanceTo(c.tEnd);
     const { acceptedSteps: accepted, rejectedSteps: rejected, lastErrorEstimate: lastError } = sim.readStats(); // prettier-ignore
@@ -339,8 +366,9 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
 const cpuRuns = ((globalThis as { __weftQuickCpuRuns?: Map<string, Run> }).__weftQuickCpuRuns ??= new Map());
 
 async function cpuRun(c: QuickCase): Promise<Run> {
-  let cached = cpuRuns.get(c.label);
-  if (!cached) cpuRuns.set(c.label, (cached = await run(c, { backend: 'cpu', precision: 'f32' })));
+  const key = JSON.stringify([c.kind, c.scene, c.options, c.steps, c.tEnd, c.poses]);
+  let cached = cpuRuns.get(key);
+  if (!cached) cpuRuns.set(key, (cached = await run(c, { backend: 'cpu', precision: 'f32' })));
   return cached;
 }
 
