@@ -134,6 +134,12 @@ describe('setColliderPose validation', () => {
     sim.destroy();
   });
 
+  test('after destroy() it is refused as every call is', async () => {
+    const sim = await createSimulation(model, { integrator: 'symplectic-euler', dt: 0.01 });
+    sim.destroy();
+    expect(() => sim.setColliderPose!(0, { center: [0, 0, 0] })).toThrow(/setColliderPose\(\).*destroy/);
+  });
+
   test('a model without colliders says so', async () => {
     const sim = await createSimulation(particleOn([0, 1, 0], []), {
       integrator: 'symplectic-euler',

@@ -46,14 +46,21 @@ export interface Wind {
   readonly turbulencePeriod?: number;
 }
 
-/** A validated wind with every field present. */
+/** A validated wind with every field present (see {@link Wind} for each field's meaning). */
 export interface ResolvedWind {
-  readonly velocity: Vec3;
+  /** W, m/s. */
+  readonly velocity: readonly [number, number, number];
+  /** ρ, kg/m³. */
   readonly density: number;
+  /** C_d. */
   readonly drag: number;
+  /** C_l. */
   readonly lift: number;
+  /** a, m/s. */
   readonly turbulence: number;
+  /** λ, m. */
   readonly turbulenceWavelength: number;
+  /** T, s. */
   readonly turbulencePeriod: number;
 }
 
