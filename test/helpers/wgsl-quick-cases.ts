@@ -267,6 +267,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // Kernel-level checks against identities and the CPU's V-cycle (see KERNEL_CHECKS).
   { label: 'system-diagonal: inverse × block = I', kind: 'kernel', check: 'inverseDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'cg-init: the start of CG', kind: 'kernel', check: 'cgStart', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'two CG and PCG iterations = the CPU\'s', kind: 'kernel', check: 'iterations', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid V-cycle: two CG iterations = the CPU\'s', kind: 'kernel', check: 'vcycle', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
   // at this size) and per attempt (program-norm, program-control and the program kernels).
@@ -537,44 +538,69 @@ export const KERNEL_CHECKS = {
 
   /**
    * The multigrid preconditioner as a whole (mg-edges, mg-nodes: every level's operator; mg-smooth,
-   * mg-residual, mg-restrict, mg-coarse-solve, mg-prolong: the V-cycle): two iterations of CG
-   * preconditioned by it from x = 0 are x₂ = x₁ + α₁ p₁ with z₀ = V(b), z₁ = V(r₁) — so the
-   * iterate is a fixed function of the V-cycle, which the CPU's CG with its own V-cycle
-   * (src/backends/cpu/multigrid.ts), on the GPU's spring states, gives in float64. A converged
-   * solve hides a wrong coarse level (CG makes up for it); two iterations do not.
+   * mg-residual, mg-restrict, mg-coarse-solve, mg-prolong: the V-cycle; mg-product): two
+   * iterations of CG preconditioned by it from x = 0 are x₂ = x₁ + α₁ p₁ with z₀ = V(b),
+   * z₁ = V(r₁) — so the iterate is a fixed function of the V-cycle, which the CPU's CG with its
+   * own V-cycle (src/backends/cpu/multigrid.ts), on the GPU's spring states, gives in float64. A
+   * converged solve hides a wrong coarse level (CG makes up for it); two iterations do not.
    */
   async vcycle(device: GPUDevice): Promise<string[]> {
     // 12 × 10: levels of 120, 29 and 7 nodes, so that the coarsest solve's 20 sweeps do not
     // converge (on the 40-node cloth's 2-node coarsest level they do, whatever its D⁻¹).
-    const model = quickCloth(12, 10);
-    const iterations = 2;
-    const { sim, states } = await kernelSim(device, model, { solver: 'multigrid', maxIterations: iterations, tolerance: 1e-6 }); // prettier-ignore
-    try {
-      const b = rhsFor(model);
-      sim.kernels.write('rhs', b);
-      await sim.kernels.run('solve');
-      const x = await sim.kernels.read('solution');
-      const control = await sim.kernels.readControl();
-      const m32: Model = {
-        ...model,
-        particlePositions: perturbed(model),
-        particleMass: Float64Array.from(model.particleMass, Math.fround),
-      };
-      const { work } = solverStorage(m32, (length) => new Float64Array(length), true);
-      const reference = new Float64Array(b.length);
-      const options = { solver: 'multigrid', preconditioner: 'block', maxIterations: iterations, tolerance: 1e-12 } as const; // prettier-ignore
-      solveLinear(m32, states, kernelSystem(), options, b, reference, work);
-      const failures: string[] = [];
-      if (control.cgIterations !== iterations) failures.push(`GPU took ${control.cgIterations} iterations, not ${iterations}`); // prettier-ignore
-      const d = maxDifference(x, reference);
-      // float32 V-cycles: 1.7e-7 of the iterate measured on SwiftShader.
-      if (!(d <= 1e-5 * maxAbs(reference))) failures.push(`x₂: |GPU − CPU| = ${d}, ${d / maxAbs(reference)} of |x₂|`); // prettier-ignore
-      return failures;
-    } finally {
-      sim.destroy();
-    }
+    return twoIterations(device, quickCloth(12, 10), 'multigrid');
+  },
+
+  /** The same two iterations of plain CG and block-PCG (system-product, cg-step, solver-scalars). */
+  async iterations(device: GPUDevice): Promise<string[]> {
+    return [
+      ...(await twoIterations(device, quickCloth(), 'cg')),
+      ...(await twoIterations(device, quickCloth(), 'pcg')),
+    ];
   },
 } satisfies Record<string, (device: GPUDevice) => Promise<string[]>>;
+
+/**
+ * Two iterations of `solver` on the GPU from x = 0 (sim.kernels' solve, b from {@link rhsFor})
+ * against the CPU's CG on the GPU's spring states in float64: the iterate, and the relative
+ * residual ‖r₂‖/‖b‖ the GPU reduced (its r·r comes with the product's partial sums, so a
+ * partial counted twice shows there even where the step length α = r·z / z·A z hides it, a good
+ * preconditioner making both sums grow alike).
+ */
+async function twoIterations(
+  device: GPUDevice,
+  model: Model,
+  solver: 'cg' | 'pcg' | 'multigrid',
+): Promise<string[]> {
+  const iterations = 2;
+  const { sim, states } = await kernelSim(device, model, { solver, preconditioner: 'block', maxIterations: iterations, tolerance: 1e-6 }); // prettier-ignore
+  try {
+    const b = rhsFor(model);
+    sim.kernels.write('rhs', b);
+    await sim.kernels.run('solve');
+    const x = await sim.kernels.read('solution');
+    const control = await sim.kernels.readControl();
+    const m32: Model = {
+      ...model,
+      particlePositions: perturbed(model),
+      particleMass: Float64Array.from(model.particleMass, Math.fround),
+    };
+    const { work } = solverStorage(m32, (length) => new Float64Array(length), solver === 'multigrid');
+    const reference = new Float64Array(b.length);
+    const options = { solver, preconditioner: 'block', maxIterations: iterations, tolerance: 1e-12 } as const; // prettier-ignore
+    const cpu = solveLinear(m32, states, kernelSystem(), options, b, reference, work);
+    const failures: string[] = [];
+    if (control.cgIterations !== iterations) failures.push(`${solver}: GPU took ${control.cgIterations} iterations, not ${iterations}`); // prettier-ignore
+    const d = maxDifference(x, reference);
+    // float32: 1.7e-7 of the iterate measured on SwiftShader (multigrid).
+    if (!(d <= 1e-5 * maxAbs(reference))) failures.push(`${solver}: x₂: |GPU − CPU| = ${d}, ${d / maxAbs(reference)} of |x₂|`); // prettier-ignore
+    const residual = Math.sqrt(control.rr! / control.bb!);
+    if (!(Math.abs(residual - cpu.relativeResidual) <= 1e-4 * cpu.relativeResidual))
+      failures.push(`${solver}: ‖r₂‖/‖b‖: GPU ${residual}, CPU ${cpu.relativeResidual}`);
+    return failures;
+  } finally {
+    sim.destroy();
+  }
+}
 
 /**
  * Runs `c` on `device` (borrowed) and on the CPU (float32) inside error scopes; returns the
