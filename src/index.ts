@@ -64,6 +64,7 @@ export type {
   Simulation,
   SimulationState,
   GpuSimulation,
+  KernelTime,
   ProgressCallback,
 } from './backends/common/simulation-types.ts';
 export type { ParticleUpdate } from './backends/common/attachments.ts';

@@ -13,8 +13,7 @@ import {
   type AdaptiveOptions,
   type Model,
 } from '../src/index.ts';
-import { compileFused, FusedUnsupported, polynomialOf } from '../src/backends/webgpu/fused-program.ts';
-import type { FusedAdaptiveStepper } from '../src/backends/webgpu/fused-stepper.ts';
+import { compileFused, FusedUnsupported, polynomialOf, type FusedAdaptiveStepper } from '../src/internal.ts';
 import { buildCloth8, buildSpring3d } from './helpers/adaptive-gpu-cases.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { drakeSpringModel, SPRING_MASS_STEP, springMassSolution } from './helpers/drake-spring-mass.ts';

@@ -43,6 +43,8 @@ export interface FixedStepSimulationOptions extends ImplicitOptions {
   workgroupSize?: number;
   /** WebGPU: steps encoded per command buffer. Default 64 (explicit), 4 (implicit). */
   stepsPerSubmit?: number;
+  /** WebGPU: time each kernel with timestamp queries; read with readProfile(). Default false. */
+  profile?: boolean;
   /** Multistep predictor–correctors: corrector tolerance (see MultistepOptions). Default 1e-10. */
   correctorTolerance?: number;
   /** Multistep predictor–correctors: most corrector iterations per step (see MultistepOptions). */

@@ -114,6 +114,16 @@ export interface Simulation {
 }
 
 /** A simulation on WebGPU: its buffers can be drawn from, and its steps encoded into a caller's encoder. */
+/** GPU time spent in one kernel ({@link GpuSimulation.readProfile}). */
+export interface KernelTime {
+  /** The kernel's label (e.g. 'cgStep', 'forces', 'gather'). */
+  readonly kernel: string;
+  /** Dispatches timed. */
+  readonly dispatches: number;
+  /** Their GPU time, ms (from the passes' timestamps). */
+  readonly milliseconds: number;
+}
+
 export interface GpuSimulation extends Simulation {
   /** Always 'webgpu'. */
   readonly backend: 'webgpu';
@@ -145,6 +155,11 @@ export interface GpuSimulation extends Simulation {
    * and exactly at the start of the next call.
    */
   encode(encoder: GPUCommandEncoder, steps: number): void;
+  /**
+   * With option `profile`: GPU time per kernel of the work submitted so far, the slowest first
+   * (timestamp queries, a compute pass per dispatch); otherwise a WeftInputError naming `profile`.
+   */
+  readProfile(): Promise<KernelTime[]>;
   /**
    * {@link Simulation.setColliderPose}: every WebGPU simulation has it. As with kinematic particles,
    * while a collider moves call encode() once per submission (its velocity for those steps is a

@@ -87,6 +87,8 @@ export async function acquireDevice(borrowed?: GPUDevice): Promise<AcquiredDevic
   const { adapter, name } = await findAdapter();
   const device = await adapter.requestDevice({
     label: 'Weft',
+    // Timestamps for the option `profile` (profiler.ts), where the adapter has them.
+    requiredFeatures: adapter.features.has('timestamp-query') ? ['timestamp-query'] : [],
     requiredLimits: {
       maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
       maxBufferSize: adapter.limits.maxBufferSize,

@@ -8,6 +8,7 @@ import type { GpuContacts } from './contact-ops.ts';
 import type { Model } from '../../model/model.ts';
 import { dispatchSize, type bufferFactory } from './gpu-common.ts';
 import type { KernelName } from './kernels.ts';
+import type { GpuProfiler } from './profiler.ts';
 
 /** Where a dispatch reads its workgroup counts when they are decided on the GPU. */
 export interface IndirectArguments {
@@ -101,15 +102,20 @@ export async function runWithCheckpoints(
   list: readonly Compiled[],
   workgroupSize: number,
   staging: GPUBuffer,
+  profiler?: GpuProfiler,
 ): Promise<number> {
   let [i, count] = [0, 0];
   while (i < list.length) {
     const encoder = device.createCommandEncoder({ label: 'Weft.checkpoints' });
-    const pass = encoder.beginComputePass();
     const start = i;
     while (i < list.length && list[i]!.kind !== 'checkpoint') i++;
-    count += encodeDispatches(pass, list.slice(start, i), workgroupSize, device.limits);
-    pass.end();
+    if (profiler) count += profiler.encode(encoder, list.slice(start, i), workgroupSize);
+    else {
+      const pass = encoder.beginComputePass();
+      count += encodeDispatches(pass, list.slice(start, i), workgroupSize, device.limits);
+      pass.end();
+    }
+    profiler?.finish(encoder);
     const check = list[i];
     if (check?.kind === 'checkpoint')
       encoder.copyBufferToBuffer(check.at.buffer, check.at.offset, staging, 0, 4);

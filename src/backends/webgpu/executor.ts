@@ -47,6 +47,7 @@ import { GpuContacts } from './contact-ops.ts';
 import { GpuAero } from './aero-ops.ts';
 import { GpuCorrectorOps } from './corrector-ops.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
+import type { GpuProfiler, Profiled } from './profiler.ts';
 
 /** A uniform whose values depend on h (combination coefficients), rewritten by setStep(). */
 interface StepUniform {
@@ -282,10 +283,10 @@ export class WebGpuExecutor implements ExecutorServices {
     this.evaluations += found.evaluations;
   }
 
-  /** Encodes one run of `block` from the current ring positions into `pass`. */
-  encode(pass: GPUComputePassEncoder, block: Block): void {
+  /** Encodes one run of `block` into `pass` (profiled: a pass per dispatch), from the ring positions. */
+  encode(pass: GPUComputePassEncoder | Profiled, block: Block): void {
     const found = this.compiledBlock(block);
-    this.dispatchesEncoded += encodeDispatches(pass, found.list, this.workgroupSize, this.device.limits);
+    this.dispatchesEncoded += 'profiler' in pass ? pass.profiler.encode(pass.encoder, found.list, this.workgroupSize) : encodeDispatches(pass, found.list, this.workgroupSize, this.device.limits); // prettier-ignore
     this.advanceRings(found);
   }
 
@@ -293,9 +294,9 @@ export class WebGpuExecutor implements ExecutorServices {
    * Runs one `block` submission by submission, reading the solver's progress back at its
    * checkpoints and skipping what is no longer needed (fewer dispatches, bit-identical results).
    */
-  async runChecked(block: Block): Promise<void> {
+  async runChecked(block: Block, profiler?: GpuProfiler): Promise<void> {
     const found = this.compiledBlock(block);
-    this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback); // prettier-ignore
+    this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback, profiler); // prettier-ignore
     this.advanceRings(found);
   }
 

@@ -38,6 +38,7 @@ import { withDevice } from './device.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
 import { readPair, VEC4_BYTES } from './gpu-common.ts';
+import { GpuProfiler, type KernelTime } from './profiler.ts';
 
 /** The multistep integrators the GPU runs: all of them. */
 export const GPU_MULTISTEP = [
@@ -60,6 +61,8 @@ export interface WebGpuSimulationOptions extends Omit<IntegrationOptions, 'integ
   workgroupSize?: number;
   /** Steps encoded into one command buffer before it is submitted. Default 64 (implicit: 4). */
   stepsPerSubmit?: number;
+  /** Time each kernel with timestamp queries (a pass per dispatch); read with readProfile(). */
+  profile?: boolean;
   correctorTolerance?: number;
   maxCorrectorIterations?: number;
   /**
@@ -117,6 +120,8 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   private readonly stepsPerSubmit: number;
   private readonly checkEvery: number;
   private readonly readback: GPUBuffer;
+  /** GPU time per kernel (option `profile`), or null. */
+  private readonly profiler: GpuProfiler | null;
   private steps = 0;
   private pendingRead: Promise<unknown> = Promise.resolve();
   /** Reads and checkpointed runs queued in {@link serialized} and not yet finished. */
@@ -147,6 +152,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
     this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);
+    this.profiler = options.profile ? new GpuProfiler(device) : null;
     if ((program.corrector?.check || implicit) && (workgroupSize & (workgroupSize - 1)) !== 0)
       throw new WeftInputError('workgroupSize', `must be a power of two ≥ 2 for the reductions, got ${workgroupSize}`); // prettier-ignore
     checkDeviceFits(model, device.limits, workgroupSize, Boolean(implicit));
@@ -242,13 +248,17 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   }
 
   private encodeSteps(encoder: GPUCommandEncoder, steps: number): void {
-    const pass = encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
+    const profiler = this.profiler;
+    const pass = profiler
+      ? { encoder, profiler }
+      : encoder.beginComputePass({ label: 'WebGpuSimulation.step' });
     for (let n = 0; n < steps; n++) {
       this.executor.encode(pass, this.startupLeft > 0 ? 'startup' : 'step');
       if (this.startupLeft > 0) this.startupLeft--;
       this.steps++;
     }
-    pass.end();
+    if ('profiler' in pass) pass.profiler.finish(encoder);
+    else pass.end();
   }
 
   step(steps = 1): void {
@@ -284,7 +294,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     if (this.checkEvery > 0) {
       for (let n = 0; n < steps; n++) {
         const block = this.startupLeft > 0 ? 'startup' : 'step';
-        await this.serialized(() => this.executor.runChecked(block));
+        await this.serialized(() => this.executor.runChecked(block, this.profiler ?? undefined));
         if (this.startupLeft > 0) this.startupLeft--;
         this.steps++;
         onProgress?.(n + 1, steps);
@@ -374,8 +384,24 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     };
   }
 
+  /**
+   * GPU time per kernel of the work submitted so far, the slowest first (option `profile`: a
+   * compute pass per dispatch with timestamp queries; waits for that work to finish).
+   */
+  readProfile(): Promise<KernelTime[]> {
+    return this.lifecycle.guard('readProfile()', async () => {
+      if (!this.profiler)
+        throw new WeftInputError(
+          'profile',
+          'is off: create the simulation with profile: true to time each kernel',
+        );
+      return this.profiler.read();
+    });
+  }
+
   destroy(): void {
     if (!this.lifecycle.destroy()) return;
+    this.profiler?.destroy();
     this.executor.destroy();
     this.readback.destroy();
     if (this.ownsDevice) this.device.destroy();
