@@ -7,9 +7,11 @@
 // log-log) to --out. A program, not a test: figures depend on the machine.
 //
 // Usage: npm run bench -- --solver-scaling [--sizes 32,64,128,256,512] [--solvers pcg,multigrid]
-//          [--backends cpu,webgpu] [--gpu-max 128] [--out bench/results]
+//          [--backends cpu,webgpu] [--gpu-max 128] [--profile] [--out bench/results]
 // WebGPU runs stop at --gpu-max (SwiftShader is slow); speed is reported as ms per iteration and
-// dispatches per step, never as a pass/fail.
+// dispatches per step, never as a pass/fail. --profile times each kernel on the GPU (timestamp
+// queries, option `profile`: a pass per dispatch, so the ms per iteration include that overhead)
+// and prints the four slowest per case.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     solvers: { type: 'string', default: 'pcg,multigrid' },
     backends: { type: 'string', default: 'cpu,webgpu' },
     'gpu-max': { type: 'string', default: '128' },
+    profile: { type: 'boolean', default: false },
     out: { type: 'string', default: join(import.meta.dirname, 'results') },
   },
 });
@@ -54,12 +57,16 @@ for (const backend of backends)
             tolerance,
             maxIterations: 4000,
             rayleighMass: 0.1,
-            ...(backend === 'webgpu' ? { device: acquired.device, checkEvery: 8 } : {}),
+            ...(backend === 'webgpu'
+              ? { device: acquired.device, checkEvery: 8, profile: values.profile }
+              : {}),
           });
           const started = performance.now();
           await sim.advance(2);
           const ms = performance.now() - started;
           const s = await sim.readSolverStats();
+          const kernels = backend === 'webgpu' && values.profile ? await sim.readProfile() : [];
+          const gpuMs = kernels.reduce((sum, k) => sum + k.milliseconds, 0);
           const row = {
             backend,
             N: n,
@@ -71,6 +78,7 @@ for (const backend of backends)
             residual: s.maxResidual,
             msPerIteration: ms / Math.max(1, s.linearIterations),
             dispatchesPerStep: sim.dispatchesPerStep ?? '',
+            slowestKernels: kernels.slice(0, 4).map((k) => `${k.kernel} ${((100 * k.milliseconds) / gpuMs).toFixed(0)}%`).join(' '), // prettier-ignore
           };
           rows.push(row);
           sim.destroy();
@@ -78,7 +86,8 @@ for (const backend of backends)
             `${backend.padEnd(6)} ${String(n).padStart(4)}² ${solver.padEnd(9)} dt ${row.dt.padEnd(5)} tol ${tolerance.toExponential(0)}: ` +
               `${String(row.iterations).padStart(4)} iterations${row.converged ? '' : ' (NOT converged)'}, ` +
               `residual ${row.residual.toExponential(2)}, ${row.msPerIteration.toFixed(2)} ms/iteration` +
-              (row.dispatchesPerStep !== '' ? `, ${row.dispatchesPerStep} dispatches encoded per step` : ''),
+              (row.dispatchesPerStep !== '' ? `, ${row.dispatchesPerStep} dispatches encoded per step` : '') +
+              (kernels.length > 0 ? `; GPU ${gpuMs.toFixed(1)} ms: ${row.slowestKernels}` : ''),
           );
         }
   }
