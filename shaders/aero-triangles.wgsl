@@ -2,7 +2,8 @@
 // src/model/wind.ts, which gives the model and its sources): with the unit normal n, area A, the
 // mean velocity v̄ of the corners and the wind w at the centroid, u = w − v̄, u_n = u·n,
 //   drag f_D = ½ ρ C_d A |u_n| u_n n,   lift f_L = ½ ρ C_l A (u_n / |u|) (|u|² n − u_n u),
-// and w(x, t) = W + a Σ_i e_i sin(k d_i·x − r_i ω t + φ_i), t = (steps taken) × h.
+// and w(x, t) = W + a Σ_i e_i sin(k d_i·x − r_i ω t + φ_i), t = (steps taken) × h (the sine is
+// accurateSin, not WGSL's sin(), so that every adapter agrees with the CPU's Math.sin).
 
 struct WindParams {
   velocity: vec3<f32>,     // W, m/s
@@ -26,13 +27,28 @@ override triangleCount: u32 = 0u;
 @group(0) @binding(6) var<storage, read_write> triangleForces: array<vec4<f32>>;  // f_D + f_L, N
 @group(0) @binding(7) var<storage, read> windClock: array<u32>;                  // [0]: steps taken
 
+// sin(x) to ~1e-7 absolute, the same on every adapter (WGSL's sin() need only be within 2⁻¹¹ on
+// [−π, π]): x reduced by 2π in two parts (Cody–Waite), folded onto [−π/2, π/2], then Taylor to x¹¹.
+fn accurateSin(x: f32) -> f32 {
+  let k = round(x * 0.15915494309189535);
+  var r = (x - k * 6.28125) - k * 0.0019353071795864769;
+  if (r > 1.5707963267948966) {
+    r = 3.141592653589793 - r;
+  } else if (r < -1.5707963267948966) {
+    r = -3.141592653589793 - r;
+  }
+  let r2 = r * r;
+  return r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362880.0 - r2 / 39916800.0)))));
+}
+
 fn windAt(x: vec3<f32>, t: f32) -> vec3<f32> {
   if (wind.turbulence == 0.0) {
     return wind.velocity;
   }
   let k = wind.wavenumber;
   let phase = vec3<f32>(k * dot(wind.direction0, x), k * dot(wind.direction1, x), k * dot(wind.direction2, x));
-  return wind.velocity + wind.turbulence * sin(phase - wind.rates * (wind.frequency * t) + wind.phases);
+  let arg = phase - wind.rates * (wind.frequency * t) + wind.phases;
+  return wind.velocity + wind.turbulence * vec3<f32>(accurateSin(arg.x), accurateSin(arg.y), accurateSin(arg.z));
 }
 
 @compute @workgroup_size(workgroupSize)
