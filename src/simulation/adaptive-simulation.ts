@@ -1,6 +1,6 @@
 /**
- * Error-controlled integration on the CPU: rk45 (Cash–Karp), step doubling of any explicit scheme,
- * and velocity-implicit Euler. The step is chosen per step from the error estimate; advanceTo()
+ * Error-controlled integration: rk45 (Cash–Karp), step doubling of any explicit scheme, and
+ * velocity-implicit Euler, on the CPU or on WebGPU (fused: the controller on the GPU). The step is chosen per step from the error estimate; advanceTo()
  * lands exactly on the time asked for (the last step is clipped).
  */
 import { Lifecycle } from '../backends/common/lifecycle.ts';
@@ -12,7 +12,7 @@ import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
 import { requireStepCount, StateWatch } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
-import { startingStep, stepFactor } from './controller.ts';
+import { startingStepOf, stepFactor } from './controller.ts';
 import { drakeStep } from './drake-controller.ts';
 import type { AdaptiveStepper, GpuAdaptiveStepper } from '../backends/common/stepper.ts';
 import {
@@ -25,7 +25,6 @@ import {
 } from '../integrators/adaptive-options.ts';
 import { resolveAdaptiveOptions } from '../integrators/options.ts';
 import { CpuProgramStepper } from '../backends/cpu/program-stepper.ts';
-import { derivative } from '../backends/cpu/passes.ts';
 import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
 import { FusedAdaptiveStepper } from '../backends/webgpu/fused-stepper.ts';
 
@@ -192,9 +191,8 @@ export class AdaptiveSimulation implements Simulation {
 
   /** A stepper that takes one attempt at a time (not the fused one). */
   private stepwise(): AdaptiveStepper | GpuAdaptiveStepper {
-    if (this.stepper instanceof FusedAdaptiveStepper)
-      throw new Error('the fused stepper takes no single attempts');
-    return this.stepper;
+    if (!(this.stepper instanceof FusedAdaptiveStepper)) return this.stepper;
+    throw new Error('the fused stepper takes no single attempts');
   }
 
   /**
@@ -219,8 +217,7 @@ export class AdaptiveSimulation implements Simulation {
     } finally {
       mirror();
     }
-    // The GPU lands on target's two-float form; the time is the target itself.
-    if (target !== null) this.t = target;
+    if (target !== null) this.t = target; // the GPU landed on its two-float form
   }
 
   /** One accepted step towards `target` (after as many rejected attempts as it takes). */
@@ -300,28 +297,11 @@ export class AdaptiveSimulation implements Simulation {
     if (o.initialStep !== null) return o.initialStep;
     // Drake VelocityImplicitEulerIntegrator::DoInitialize: the initial step target is the maximum step.
     if (o.errorControl === 'drake' && Number.isFinite(o.maxStep)) return o.maxStep;
-    const n3 = 3 * this.model.particleCount;
-    const springForce = this.real(3 * this.model.springCount);
     // On the GPU the first step starts from the model's initial state, evaluated on the CPU.
-    const start =
-      'current' in this.stepper
-        ? this.stepper.current
-        : {
-            positions: Float32Array.from(this.model.particlePositions),
-            velocities: Float32Array.from(this.model.particleVelocities),
-          };
-    const guess = startingStep(
-      this.model,
-      start,
-      this.stepper.estimateOrder,
-      o.tolerances,
-      (x, v, out) => {
-        derivative(this.model, x, v, o.rayleighMass, springForce, out);
-        this.startingEvaluations++;
-      },
-      { a0: this.real(n3), a1: this.real(n3), x1: this.real(n3), v1: this.real(n3) },
-    );
-    return this.clampStep(guess);
+    const start = 'current' in this.stepper ? this.stepper.current : null;
+    const guess = startingStepOf(this.model, start, this.stepper.estimateOrder, o, this.real);
+    this.startingEvaluations += guess.evaluations;
+    return this.clampStep(guess.step);
   }
 
   /**

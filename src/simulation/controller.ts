@@ -5,7 +5,8 @@ import type { Model } from '../model/model.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import { errorNorm } from '../backends/cpu/error-norm.ts';
 import type { StatePair } from '../backends/common/stepper.ts';
-import type { ErrorTolerances } from '../integrators/adaptive-options.ts';
+import type { ErrorTolerances, ResolvedAdaptiveOptions } from '../integrators/adaptive-options.ts';
+import { derivative } from '../backends/cpu/passes.ts';
 
 export interface ControllerOptions {
   safetyFactor: number;
@@ -67,4 +68,36 @@ export function startingStep(
   const d = Math.max(d1, d2);
   const h1 = d <= 1e-15 ? Math.max(1e-6, h0 * 1e-3) : Math.pow(0.01 / d, 1 / estimateOrder);
   return Math.min(100 * h0, h1);
+}
+
+/**
+ * {@link startingStep} from `start` (null: the model's initial state, in float32 as the GPU holds
+ * it), a(x, v) evaluated on the CPU; returns the step and the evaluations it took.
+ */
+export function startingStepOf(
+  model: Model,
+  start: StatePair | null,
+  estimateOrder: number,
+  o: Pick<ResolvedAdaptiveOptions, 'tolerances' | 'rayleighMass'>,
+  real: (length: number) => RealArray,
+): { step: number; evaluations: number } {
+  const n3 = 3 * model.particleCount;
+  const springForce = real(3 * model.springCount);
+  const state = start ?? {
+    positions: Float32Array.from(model.particlePositions),
+    velocities: Float32Array.from(model.particleVelocities),
+  };
+  let evaluations = 0;
+  const step = startingStep(
+    model,
+    state,
+    estimateOrder,
+    o.tolerances,
+    (x, v, out) => {
+      derivative(model, x, v, o.rayleighMass, springForce, out);
+      evaluations++;
+    },
+    { a0: real(n3), a1: real(n3), x1: real(n3), v1: real(n3) },
+  );
+  return { step, evaluations };
 }
