@@ -290,10 +290,7 @@ export class WebGpuExecutor implements ExecutorServices {
     this.advanceRings(found);
   }
 
-  /**
-   * Runs one `block` submission by submission, reading the solver's progress back at its
-   * checkpoints and skipping what is no longer needed (fewer dispatches, bit-identical results).
-   */
+  /** Runs one `block`, reading back at its checkpoints and skipping what is not needed (bit-identical). */
   async runChecked(block: Block, profiler?: GpuProfiler): Promise<void> {
     const found = this.compiledBlock(block);
     this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback, profiler); // prettier-ignore
