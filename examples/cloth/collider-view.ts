@@ -26,12 +26,14 @@ function unitSphere(half = 6, columns = 24): { vertices: Float32Array<ArrayBuffe
   return { vertices: Float32Array.from(vertices), indices: Uint32Array.from(indices) };
 } // prettier-ignore
 
+/** A capsule from a to b of `radius` (a sphere when a = b), m. */
 export interface DrawnCollider {
   a: readonly [number, number, number];
   b: readonly [number, number, number];
   radius: number;
 }
 
+/** Draws capsules and spheres (Weft's colliders) into a pass of the renderer's targets. */
 export class ColliderView {
   private readonly pipeline: GPURenderPipeline;
   private readonly struct = new UniformStruct(code, 'View');

@@ -23,6 +23,7 @@ export interface ColliderSink {
 
 const ZERO = [0, 0, 0] as const;
 
+/** The poses set by setColliderPose and the velocities they give each call (the module's comment). */
 export class ColliderPoses {
   /** Where each collider is at the start of the next call. */
   private readonly from: ResolvedCollider[];

@@ -9,6 +9,7 @@ import type { Model } from '../../model/model.ts';
 import { triangleAeroForce } from '../../model/wind.ts';
 import type { RealArray } from './passes.ts';
 
+/** The wind's forces of a model on the CPU: the `aero` and `windClock` ops. */
 export class CpuAero {
   /** Steps taken: the wind's time is steps × h. */
   private steps = 0;

@@ -12,6 +12,7 @@ import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES, TURBULENCE_RATES } from '../.
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
 
+/** The wind's buffers and dispatches on WebGPU: the `aero` and `windClock` ops. */
 export class GpuAero {
   private readonly triangleCount: number;
   private readonly buffers: Readonly<Record<string, GPUBuffer>>;
