@@ -54,6 +54,10 @@ struct FusedSettings {
   preconditioner: u32,       // 0: none, 1: scalar diagonal, 2: 3×3 block diagonal
   exactJacobian: u32,
   warmStart: u32,
+  cgResidual: u32,           // arena references of CG's r, p, q = A p, z = P⁻¹ r
+  cgDirection: u32,
+  cgProduct: u32,
+  cgPreconditioned: u32,
   newtonIterations: u32,
   correctionTolerance: f32,  // Caribou's criteria (≤ 0 disables)
   residualTolerance: f32,
@@ -114,8 +118,8 @@ struct FusedControl {
 @group(0) @binding(9) var<storage, read> incidence: array<u32>;
 // Per particle (m, 1/m), kg and 1/kg; (0, 0) when fixed.
 @group(0) @binding(10) var<storage, read> particleMasses: array<vec2<f32>>;
-// Per particle: CG's r, p, q = A p, z = P⁻¹ r, and P⁻¹ as (xx, yy, zz) and (xy, xz, yz); then per
-// spring (from 6n, springState()): (n, f) and (k g, k (1 − g), c, 0) as implicit-common.wgsl's SpringState.
+// Per particle P⁻¹ as (xx, yy, zz) and (xy, xz, yz); then per spring (from 2n): (n, f) and
+// (k g, k (1 − g), c, 0), as implicit-common.wgsl's SpringState.
 @group(0) @binding(11) var<storage, read_write> work: array<vec4<f32>>;
 
 var<workgroup> scratch: array<vec4<f32>, workgroupSize>;
@@ -160,10 +164,11 @@ fn broadcast(local: u32, value: u32) -> u32 {
   return workgroupUniformLoad(&sharedWord);
 }
 
+// P⁻¹ of particle i: slot 0 (xx, yy, zz), slot 1 (xy, xz, yz).
 fn workVector(slot: u32, i: u32) -> vec3<f32> {
-  return work[6u * i + slot].xyz;
+  return work[2u * i + slot].xyz;
 }
 
 fn setWork(slot: u32, i: u32, value: vec3<f32>) {
-  work[6u * i + slot] = vec4<f32>(value, 0.0);
+  work[2u * i + slot] = vec4<f32>(value, 0.0);
 }

@@ -121,16 +121,16 @@ fn jacobians(local: u32, x: u32, v: u32) {
         geometric = max(geometric, 0.0);
       }
     }
-    work[6u * params.particleCount + 2u * s] = vec4<f32>(n, magnitude);
-    work[6u * params.particleCount + 2u * s + 1u] = vec4<f32>(spring.stiffness * geometric, spring.stiffness * (1.0 - geometric), spring.damping, 0.0);
+    work[2u * params.particleCount + 2u * s] = vec4<f32>(n, magnitude);
+    work[2u * params.particleCount + 2u * s + 1u] = vec4<f32>(spring.stiffness * geometric, spring.stiffness * (1.0 - geometric), spring.damping, 0.0);
   }
   storageBarrier();
 }
 
 // (β c n nᵀ + γ J_s) u for spring s.
 fn springApply(s: u32, beta: f32, gamma: f32, u: vec3<f32>) -> vec3<f32> {
-  let n = work[6u * params.particleCount + 2u * s].xyz;
-  let k = work[6u * params.particleCount + 2u * s + 1u];
+  let n = work[2u * params.particleCount + 2u * s].xyz;
+  let k = work[2u * params.particleCount + 2u * s + 1u];
   return gamma * k.x * u + ((gamma * k.y + beta * k.z) * dot(n, u)) * n;
 }
 
@@ -158,7 +158,7 @@ fn rhs(local: u32, pc: u32, h: f32) {
         let entry = incidence[n + 1u + 2u * e];
         let other = incidence[n + 2u + 2u * e];
         let s = entry >> 1u;
-        let state = work[6u * params.particleCount + 2u * s];
+        let state = work[2u * params.particleCount + 2u * s];
         let f = state.w * state.xyz;
         b += select(f, -f, (entry & 1u) == 1u);
         let dv = loadVector(v, i) - loadVector(v, other);
@@ -173,23 +173,8 @@ fn rhs(local: u32, pc: u32, h: f32) {
   storageBarrier();
 }
 
-// (A u)_i = α m_i u_i + Σ_s (β c n nᵀ + γ J_s)(u_i − u_j); 0 on fixed particles. u: a work slot.
-fn product(i: u32, slot: u32, system: vec3<f32>) -> vec3<f32> {
-  let n = params.particleCount;
-  if (particleMasses[i].y == 0.0) {
-    return vec3<f32>(0.0);
-  }
-  let u = workVector(slot, i);
-  var y = system.x * particleMasses[i].x * u;
-  for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
-    let s = incidence[n + 1u + 2u * e] >> 1u;
-    y += springApply(s, system.y, system.z, u - workVector(slot, incidence[n + 2u + 2u * e]));
-  }
-  return y;
-}
-
-// The same product of an arena vector (CG's warm start: A x₀).
-fn productOf(i: u32, vector: u32, system: vec3<f32>) -> vec3<f32> {
+// (A u)_i = α m_i u_i + Σ_s (β c n nᵀ + γ J_s)(u_i − u_j), u an arena vector; 0 on fixed particles.
+fn product(i: u32, vector: u32, system: vec3<f32>) -> vec3<f32> {
   let n = params.particleCount;
   if (particleMasses[i].y == 0.0) {
     return vec3<f32>(0.0);
@@ -203,5 +188,5 @@ fn productOf(i: u32, vector: u32, system: vec3<f32>) -> vec3<f32> {
   return y;
 }
 
-// P⁻¹ per particle (work slots 4, 5): the inverse of α m I + Σ_s (β c n nᵀ + γ J_s), by cofactors
+// P⁻¹ per particle (work slots 0, 1): the inverse of α m I + Σ_s (β c n nᵀ + γ J_s), by cofactors
 // (block), or of its diagonal (scalar); 0 on fixed particles.

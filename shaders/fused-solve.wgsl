@@ -9,8 +9,8 @@ fn diagonalInverse(local: u32, system: vec3<f32>) {
     var o = vec3<f32>(0.0);
     for (var e = incidence[i]; e < incidence[i + 1u]; e++) {
       let s = incidence[n + 1u + 2u * e] >> 1u;
-      let direction = work[6u * params.particleCount + 2u * s].xyz;
-      let k = work[6u * params.particleCount + 2u * s + 1u];
+      let direction = work[2u * params.particleCount + 2u * s].xyz;
+      let k = work[2u * params.particleCount + 2u * s + 1u];
       let along = system.z * k.y + system.y * k.z;
       d += system.z * k.x + along * direction * direction;
       o += along * vec3<f32>(direction.x * direction.y, direction.x * direction.z, direction.y * direction.z);
@@ -29,8 +29,8 @@ fn diagonalInverse(local: u32, system: vec3<f32>) {
         inverseO = vec3<f32>(cxy, cxz, o.x * o.y - d.x * o.z) / determinant;
       }
     }
-    setWork(4u, i, inverseD);
-    setWork(5u, i, inverseO);
+    setWork(0u, i, inverseD);
+    setWork(1u, i, inverseO);
   }
   storageBarrier();
 }
@@ -39,14 +39,14 @@ fn diagonalInverse(local: u32, system: vec3<f32>) {
 fn precondition(local: u32) -> vec2<f32> {
   var sums = vec2<f32>(0.0);
   for (var i = local; i < params.particleCount; i += workgroupSize) {
-    let r = workVector(0u, i);
+    let r = loadVector(settings.cgResidual, i);
     var z = select(vec3<f32>(0.0), r, particleMasses[i].y > 0.0);
     if (settings.preconditioner != 0u) {
-      let d = workVector(4u, i);
-      let o = workVector(5u, i);
+      let d = workVector(0u, i);
+      let o = workVector(1u, i);
       z = vec3<f32>(d.x * r.x + o.x * r.y + o.y * r.z, o.x * r.x + d.y * r.y + o.z * r.z, o.y * r.x + o.z * r.y + d.z * r.z);
     }
-    setWork(3u, i, z);
+    storeVector(settings.cgPreconditioned, i, z);
     sums += vec2<f32>(dot(r, z), dot(r, r));
   }
   return sums;
@@ -77,11 +77,11 @@ fn solve(local: u32, pc: u32, h: f32) {
     let bi = loadVector(b, i);
     var r = bi;
     if (settings.warmStart == 1u) {
-      r = bi - productOf(i, x, system);
+      r = bi - product(i, x, system);
     } else {
       storeVector(x, i, vec3<f32>(0.0));
     }
-    setWork(0u, i, r);
+    storeVector(settings.cgResidual, i, r);
     own += vec4<f32>(dot(bi, bi), dot(r, r), 0.0, 0.0);
   }
   let start = sumAll(local, own);
@@ -94,15 +94,15 @@ fn solve(local: u32, pc: u32, h: f32) {
   let tolerance2 = settings.tolerance2 * bb;
   var rz = sumAll(local, vec4<f32>(precondition(local), 0.0, 0.0)).x;
   for (var i = local; i < params.particleCount; i += workgroupSize) {
-    setWork(1u, i, workVector(3u, i));
+    storeVector(settings.cgDirection, i, loadVector(settings.cgPreconditioned, i));
   }
   storageBarrier();
   for (var k = 1u; k <= settings.maxIterations; k++) {
     var pq = 0.0;
     for (var i = local; i < params.particleCount; i += workgroupSize) {
-      let q = product(i, 1u, system);
-      setWork(2u, i, q);
-      pq += dot(workVector(1u, i), q);
+      let q = product(i, settings.cgDirection, system);
+      storeVector(settings.cgProduct, i, q);
+      pq += dot(loadVector(settings.cgDirection, i), q);
     }
     pq = sumAll(local, vec4<f32>(pq, 0.0, 0.0, 0.0)).x;
     if (!(pq > 0.0)) {
@@ -111,8 +111,8 @@ fn solve(local: u32, pc: u32, h: f32) {
     }
     let alpha = rz / pq;
     for (var i = local; i < params.particleCount; i += workgroupSize) {
-      storeVector(x, i, loadVector(x, i) + alpha * workVector(1u, i));
-      setWork(0u, i, workVector(0u, i) - alpha * workVector(2u, i));
+      storeVector(x, i, loadVector(x, i) + alpha * loadVector(settings.cgDirection, i));
+      storeVector(settings.cgResidual, i, loadVector(settings.cgResidual, i) - alpha * loadVector(settings.cgProduct, i));
     }
     let sums = sumAll(local, vec4<f32>(precondition(local), 0.0, 0.0));
     rr = sums.y;
@@ -123,7 +123,7 @@ fn solve(local: u32, pc: u32, h: f32) {
     let beta = sums.x / rz;
     rz = sums.x;
     for (var i = local; i < params.particleCount; i += workgroupSize) {
-      setWork(1u, i, workVector(3u, i) + beta * workVector(1u, i));
+      storeVector(settings.cgDirection, i, loadVector(settings.cgPreconditioned, i) + beta * loadVector(settings.cgDirection, i));
     }
     storageBarrier();
   }

@@ -18,7 +18,7 @@ import { emptyNewtonStats } from '../../integrators/adaptive-options.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { compileFused, type FusedCode } from './fused-program.ts';
 import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
-import { bindByName, bufferFactory, groupThreadsFor, pipeline, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
+import { bindByName, bufferFactory, groupThreadsFor, incidenceWithOthers, pipeline, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
 import { kernels } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
 
@@ -34,6 +34,9 @@ export type FusedStats = Omit<AdaptiveStats, 'derivativeEvaluations' | 'newton'>
   evaluations: number;
   newton: NewtonStats;
 };
+
+/** FusedSettings members naming CG's r, p, q = A p and z = P⁻¹ r, and their program vectors. */
+const CG_VECTORS = { cgResidual: 'cg.r', cgDirection: 'cg.p', cgProduct: 'cg.s', cgPreconditioned: 'cg.u' };
 
 const STATUS = ['running', 'done', 'newton-failed', 'non-finite', 'accuracy'] as const;
 
@@ -100,10 +103,10 @@ export class FusedAdaptiveStepper {
         'incidence',
         4 * (n + 1 + 2 * model.incidence.entries.length),
         storage,
-        this.incidence(),
+        incidenceWithOthers(model),
       ),
       particleMasses: create('particleMasses', 8 * n, storage, Float32Array.from({ length: 2 * n }, (_, k) => k % 2 === 0 ? (model.particleFixed[k >> 1] ? 0 : model.particleMass[k >> 1]!) : model.particleInvMass[k >> 1]!).buffer), // prettier-ignore
-      work: create('work', (6 * n + 2 * model.springCount) * VEC4_BYTES, storage),
+      work: create('work', (2 * n + 2 * model.springCount) * VEC4_BYTES, storage),
     };
     this.pipeline = pipeline(device, 'fusedAdaptive', threads, { arenaStride });
     this.bindGroup = bindByName(device, 'FusedAdaptiveStepper', this.pipeline, layouts, buffers);
@@ -136,25 +139,18 @@ export class FusedAdaptiveStepper {
       preconditioner: !implicit || implicit.solver === 'cg' ? 0 : implicit.preconditioner === 'block' ? 2 : 1,
       exactJacobian: implicit?.jacobian === 'exact' ? 1 : 0,
       warmStart: implicit?.warmStart ? 1 : 0,
+      // CG's vectors in the arena (programs with a linear system allocate them: vectorNames).
+      ...Object.fromEntries(
+        Object.entries(CG_VECTORS).map(([member, name]) => [
+          member,
+          code.slots.has(name) ? 2 + code.slots.get(name)! : 0,
+        ]),
+      ),
       newtonIterations: implicit?.newtonIterations ?? 0,
       correctionTolerance: implicit?.correctionTolerance ?? 0,
       residualTolerance: implicit?.residualTolerance ?? 0,
       absoluteTolerance: implicit?.absoluteResidualTolerance ?? 0,
     });
-  }
-
-  /** CSR offsets [0, n], then per entry (2 · spring + side, the other endpoint). */
-  private incidence(): ArrayBuffer {
-    const { model } = this;
-    const n = model.particleCount;
-    const { offsets, entries } = model.incidence;
-    const data = new Uint32Array(n + 1 + 2 * entries.length);
-    data.set(offsets);
-    entries.forEach((entry, e) => {
-      data[n + 1 + 2 * e] = entry;
-      data[n + 2 + 2 * e] = model.springIndices[2 * (entry >> 1) + 1 - (entry & 1)]!;
-    });
-    return data.buffer;
   }
 
   /** Time 0, no proposal yet, statistics zero, status DONE (nothing runs before a request). */

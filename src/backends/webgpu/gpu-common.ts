@@ -101,6 +101,19 @@ export function vec4Bytes(values: Float64Array, w: number): ArrayBuffer {
   return out.buffer;
 }
 
+/** CSR offsets [0, n], then per entry the pair (2 · spring + side, the other endpoint), as u32. */
+export function incidenceWithOthers(model: Model): ArrayBuffer {
+  const n = model.particleCount;
+  const { offsets, entries } = model.incidence;
+  const data = new Uint32Array(n + 1 + 2 * entries.length);
+  data.set(offsets);
+  entries.forEach((entry, e) => {
+    data[n + 1 + 2 * e] = entry;
+    data[n + 2 + 2 * e] = model.springIndices[2 * (entry >> 1) + 1 - (entry & 1)]!;
+  });
+  return data.buffer;
+}
+
 /** The model's springs as an array of the WGSL `Spring` struct, at reflected offsets. */
 export function springBytes(model: Model): ArrayBuffer {
   const layouts = kernels();

@@ -11,7 +11,7 @@ import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
 import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
 import { append, indirectBy } from './dispatch.ts';
-import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
+import { dispatchSize, incidenceWithOthers, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
 
@@ -96,7 +96,7 @@ export class GpuImplicitOps {
       control: this.control,
       springStates: this.springStates,
       inverseDiagonal: this.inverseDiagonal,
-      incidence: this.incidenceBuffer(storage),
+      incidence: x.create('incidence', 4 * (n + 1 + 2 * model.incidence.entries.length), storage, incidenceWithOthers(model)), // prettier-ignore
       springEntries: this.springEntriesBuffer(storage),
       entryBlocks: x.create('entryBlocks', model.incidence.entries.length * VEC4_BYTES, storage),
       entryStiffness: x.create('entryStiffness', model.incidence.entries.length * 4, storage),
@@ -154,20 +154,6 @@ export class GpuImplicitOps {
     }, true); // prettier-ignore
     this.systems.set(system, found);
     return found;
-  }
-
-  /** CSR offsets [0, n], then per entry the pair (2 · spring + side, other endpoint). */
-  private incidenceBuffer(usage: GPUBufferUsageFlags): GPUBuffer {
-    const { model } = this.x;
-    const n = model.particleCount;
-    const { offsets, entries } = model.incidence;
-    const data = new Uint32Array(n + 1 + 2 * entries.length);
-    data.set(offsets);
-    entries.forEach((entry, e) => {
-      data[n + 1 + 2 * e] = entry;
-      data[n + 2 + 2 * e] = model.springIndices[2 * (entry >> 1) + 1 - (entry & 1)]!;
-    });
-    return this.x.create('incidence', data.byteLength, usage, data.buffer);
   }
 
   /** Per spring, the positions of its two entries in the incidence list (first endpoint's, second's). */
