@@ -25,9 +25,18 @@ function log(line: Record<string, unknown>): void {
   appendFileSync(results, `${JSON.stringify(line)}\n`);
 }
 
-/** The multigrid kernels run only on the multigrid case; every other shader may reach every case. */
+/**
+ * The cases that can reach a shader's kernels (a mutant elsewhere cannot change a case that never
+ * compiles it): the multigrid kernels run only on multigrid cases, the fused adaptive kernel only
+ * on fused runs, the wind's only with wind, the contacts' only with colliders; every other shader
+ * may reach every case.
+ */
 function relevant(file: string, label: string): boolean {
-  return !file.startsWith('mg-') || label.includes('multigrid');
+  if (file.startsWith('mg-')) return label.includes('multigrid');
+  if (file.startsWith('fused-')) return label.includes('fused');
+  if (file.startsWith('aero-') || file === 'wind-clock.wgsl') return label.includes('wind');
+  if (file.startsWith('contact-') || file.startsWith('collider')) return /collider|sphere/.test(label);
+  return true;
 }
 
 /** Seconds per case of the last run of {@link failures}. */
