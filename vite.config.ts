@@ -17,13 +17,37 @@ function esmOnly(): Plugin {
   };
 }
 
+/**
+ * The library build's WGSL without comments, indentation and blank lines: the text the `?raw`
+ * imports inline into dist/ (and so into every app that bundles Weft) is about half the size.
+ * shaders/*.wgsl keep their comments; tests and the CLI compile those as they are.
+ */
+function compactWgsl(): Plugin {
+  return {
+    name: 'weft-compact-wgsl',
+    enforce: 'post',
+    transform(code, id) {
+      if (!/\.wgsl\?raw$/.test(id)) return null;
+      const match = /^export default (".*");?\s*$/s.exec(code);
+      if (!match) this.error(`weft-compact-wgsl: unexpected ?raw module for ${id}`);
+      const source = JSON.parse(match![1]!) as string;
+      const compact = source
+        .split('\n')
+        .map((line) => line.replace(/\/\/.*$/, '').trim())
+        .filter((line) => line.length > 0)
+        .join('\n');
+      return { code: `export default ${JSON.stringify(compact)};`, map: null };
+    },
+  };
+}
+
 // `vite build`: the library (dist/weft-browser.js for browsers and bundlers, dist/weft.js for Node
 // with Dawn, dist/weft.cjs for require(), dist/weft-internal.js for the benchmarks; package.json's
 // `exports` picks one by condition).
 // `vite build --mode cli`: the Node CLI (dist/cli/weft.js), WGSL inlined.
 // `vite` (npm run demo): the example pages.
 export default defineConfig(({ command, mode }) => ({
-  plugins: command === 'build' && mode !== 'cli' ? [esmOnly()] : [],
+  plugins: command === 'build' && mode !== 'cli' ? [esmOnly(), compactWgsl()] : [],
   build:
     mode === 'cli'
       ? {

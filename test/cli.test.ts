@@ -266,8 +266,8 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
     ],
     [
       'unknown scene field',
-      ['run', scene('field.json', JSON.stringify({ cloth: { nx: 4 }, wind: 3 })), ...good],
-      /wind: unknown field/,
+      ['run', scene('field.json', JSON.stringify({ cloth: { nx: 4 }, gust: 3 })), ...good],
+      /gust: unknown field/,
     ],
     [
       'unknown option',
