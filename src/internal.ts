@@ -56,7 +56,8 @@ export {
   type RhsCoefficients,
   type SystemCoefficients,
 } from './backends/cpu/implicit-passes.ts';
-export { solveLinear, type LinearSolveResult } from './backends/cpu/linear-solver.ts';
+export { solveLinear, solverStorage, type LinearSolveResult } from './backends/cpu/linear-solver.ts';
+export { readBuffer } from './backends/webgpu/gpu-common.ts';
 export { measureCopy, measureProduct, productBytes, type Throughput } from './backends/webgpu/bandwidth.ts';
 export {
   optionsMarkdown,

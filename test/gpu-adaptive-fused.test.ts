@@ -16,7 +16,6 @@ import {
 import { compileFused, FusedUnsupported, polynomialOf, type FusedAdaptiveStepper } from '../src/internal.ts';
 import { buildCloth8, buildSpring3d } from './helpers/adaptive-gpu-cases.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
-import { drakeSpringModel, SPRING_MASS_STEP, springMassSolution } from './helpers/drake-spring-mass.ts';
 
 const node = useNodeDevice((device) => device);
 
@@ -65,10 +64,10 @@ const CASES: { name: string; model: () => Model; options: AdaptiveOptions; tEnd:
     name: 'rk45, 3-D spring',
     model: buildSpring3d,
     options: { integrator: 'rk45', accuracy: 1e-4 },
-    tEnd: 0.3,
+    tEnd: 0.15,
   },
-  { name: 'step doubling of rk2, 8 × 8 cloth', model: () => buildCloth8(), options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-3 }, tEnd: 0.1 }, // prettier-ignore
-  { name: 'velocity-implicit-euler (Drake), 3-D spring', model: buildSpring3d, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, maxStep: 0.01 }, tEnd: 0.1 }, // prettier-ignore
+  { name: 'step doubling of rk2, 8 × 8 cloth', model: () => buildCloth8(), options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-3 }, tEnd: 0.06 }, // prettier-ignore
+  { name: 'velocity-implicit-euler (Drake), 3-D spring', model: buildSpring3d, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, maxStep: 0.01 }, tEnd: 0.05 }, // prettier-ignore
 ];
 
 describe('fused adaptive integration on WebGPU (the controller on the GPU)', () => {
@@ -98,16 +97,6 @@ describe('fused adaptive integration on WebGPU (the controller on the GPU)', () 
       expect(fused.submissions).toBeLessThanOrEqual(Math.ceil(fused.attempts / 8) + 1);
       expect(fused.submissions).toBeLessThan(fused.attempts);
     }, 300_000);
-
-  test("Drake's SpringMassStepTest on the fused path: |x(1) − x_true| ≤ 5e-3 m, in ≤ 2 % of the attempts as readbacks", async () => {
-    const { k, x0, v0, tEnd, positionBound, options } = SPRING_MASS_STEP;
-    const result = await run(drakeSpringModel(k, x0, v0), options, { backend: 'webgpu', fused: true }, tEnd);
-    const error = Math.abs(result.positions[3]! - springMassSolution(k, x0, v0, tEnd).x);
-    console.log(`fused SpringMassStepTest: |x − x_true| = ${error.toExponential(2)} m; ${result.accepted} steps, ${result.attempts} attempts, ${result.submissions} readbacks`); // prettier-ignore
-    expect(error).toBeLessThanOrEqual(positionBound);
-    expect(result.accepted).toBeGreaterThan(100);
-    expect(result.submissions).toBeLessThanOrEqual(0.02 * result.attempts);
-  }, 300_000);
 
   test('advance(n) takes exactly n accepted steps; a failure at the minimum step is the CPU’s error', async () => {
     const model = buildSpring3d();
