@@ -273,7 +273,14 @@ export const QUICK_CASES: readonly QuickCase[] = [
   ...(['backward-euler', 'variational-symplectic-implicit'] as const).map((integrator) => ({
     label: `${integrator} pcg, one Newton iteration`,
     kind: 'fixed' as const,
-    options: { integrator, dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', newtonIterations: 1 },
+    options: {
+      integrator,
+      dt: 4 * H,
+      rayleighMass: 0.5,
+      tolerance: 1e-6,
+      solver: 'pcg',
+      newtonIterations: 1,
+    },
     steps: 3,
     tEnd: 0,
   })),
