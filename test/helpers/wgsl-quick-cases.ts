@@ -184,11 +184,12 @@ function slowCloth(): Model {
 }
 
 /**
- * Two free particles at the origin, no springs, no gravity, at rest: the variational scheme's
- * ‖q₀‖ is 0, where its Newton error ‖q_i − q_{i−1}‖ / ‖q₀‖ must fall back to an unscaled one.
+ * Two free particles at the origin joined by a spring of rest length 0.1 m, no gravity, at rest:
+ * the variational scheme's ‖q₀‖ is 0, where its Newton error ‖q_i − q_{i−1}‖ / ‖q₀‖ must fall
+ * back to an unscaled one; and the spring has length 0, no direction, so no force and no blocks.
  */
 function atOrigin(): Model {
-  return createModel({ positions: [0, 0, 0, 0, 0, 0], masses: [0.1, 0.1], springPairs: [], springStiffness: 0, gravity: [0, 0, 0] }); // prettier-ignore
+  return createModel({ positions: [0, 0, 0, 0, 0, 0], masses: [0.1, 0.1], springPairs: [0, 1], springStiffness: 100, springRestLengths: [0.1], gravity: [0, 0, 0] }); // prettier-ignore
 }
 
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
