@@ -308,6 +308,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'system-diagonal: inverse × block = I', kind: 'kernel', check: 'inverseDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'cg-init: the start of CG', kind: 'kernel', check: 'cgStart', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'two CG and PCG iterations = the CPU\'s', kind: 'kernel', check: 'iterations', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'Newton norms: ‖q₀‖² = Σ x²', kind: 'kernel', check: 'newtonNorms', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid V-cycle: two CG iterations = the CPU\'s', kind: 'kernel', check: 'vcycle', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
   // at this size) and per attempt (program-norm, program-control and the program kernels).
@@ -594,7 +595,8 @@ export const KERNEL_CHECKS = {
   },
 
   /**
-   * The same two iterations of plain CG and block-PCG (system-product, cg-step, solver-scalars),
+   * The same two iterations of plain CG, block-PCG and block Jacobi (system-product, cg-step,
+   * jacobi-update, solver-scalars),
    * on a 9 × 7 cloth: 63 particles, 31 past a multiple of 32, so that a reducing kernel whose
    * threads take their particles shifted by up to 3 (groupParticle) misses the last ones, which
    * at 40 particles (8 past) it still covers once each.
@@ -603,7 +605,29 @@ export const KERNEL_CHECKS = {
     return [
       ...(await twoIterations(device, quickCloth(9, 7), 'cg')),
       ...(await twoIterations(device, quickCloth(9, 7), 'pcg')),
+      ...(await twoIterations(device, quickCloth(9, 7), 'jacobi')),
     ];
+  },
+
+  /**
+   * program-dots.wgsl's squared norms, which the Newton loops' criteria compare as ratios (a
+   * particle counted twice in both sides hides there): after one variational step the measured
+   * ‖q₀‖² is Σ x², summed here over the float32 positions the step started from.
+   */
+  async newtonNorms(device: GPUDevice): Promise<string[]> {
+    const model = quickCloth();
+    const sim = await WebGpuImplicitSimulation.create(model, { integrator: 'variational-symplectic-implicit', dt: 4 * H, rayleighMass: 0.5, solver: 'pcg', device, workgroupSize: 32 } as never); // prettier-ignore
+    try {
+      sim.step(1);
+      const { start2 } = await sim.kernels.readControl();
+      let expected = 0;
+      for (const x of model.particlePositions) expected += Math.fround(x) ** 2;
+      return Math.abs(start2! - expected) <= 1e-5 * expected
+        ? []
+        : [`‖q₀‖²: GPU ${start2}, Σ x² ${expected}`];
+    } finally {
+      sim.destroy();
+    }
   },
 } satisfies Record<string, (device: GPUDevice) => Promise<string[]>>;
 
@@ -617,7 +641,7 @@ export const KERNEL_CHECKS = {
 async function twoIterations(
   device: GPUDevice,
   model: Model,
-  solver: 'cg' | 'pcg' | 'multigrid',
+  solver: 'cg' | 'pcg' | 'jacobi' | 'multigrid',
 ): Promise<string[]> {
   const iterations = 2;
   const { sim, states } = await kernelSim(device, model, { solver, preconditioner: 'block', maxIterations: iterations, tolerance: 1e-6 }); // prettier-ignore
