@@ -12,7 +12,15 @@ export {
   WeftDeviceLostError,
   type WeftErrorCode,
 } from './core/errors.ts';
-export { createModel, withColliders, withWind, type Model, type ModelDescription } from './model/model.ts';
+export {
+  createModel,
+  withColliders,
+  withStrainLimit,
+  withWind,
+  type Model,
+  type ModelDescription,
+} from './model/model.ts';
+export type { StrainLimit } from './model/strain-limit.ts';
 export type { Wind, ResolvedWind } from './model/wind.ts';
 export type {
   Collider,

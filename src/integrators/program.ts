@@ -114,6 +114,12 @@ export type Op =
     }
   /** The wind's clock advances by one step (its turbulence depends on the time). */
   | { readonly op: 'windClock' }
+  /**
+   * Strain limiting (Provot 1995, as a Jacobi sweep): `to` = each particle's mean correction over
+   * its incident springs longer than (1 + maxStretch) L, a spring's excess split by inverse masses
+   * (src/integrators/strain-programs.ts applies it to x and v).
+   */
+  | { readonly op: 'strainCorrection'; readonly x: string; readonly to: string; readonly maxStretch: number }
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**
@@ -260,6 +266,8 @@ function opVectors(op: Op): string[] {
       return [op.solution, op.rhs, op.v, op.x];
     case 'aero':
       return [op.x, op.v, op.to];
+    case 'strainCorrection':
+      return [op.x, op.to];
     default:
       return [];
   }
@@ -301,6 +309,8 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
         return { ...op, x: rename(op.x), v: rename(op.v) };
       case 'aero':
         return { ...op, x: rename(op.x), v: rename(op.v), to: rename(op.to) };
+      case 'strainCorrection':
+        return { ...op, x: rename(op.x), to: rename(op.to) };
       case 'contactForces':
         return {
           ...op,

@@ -2,6 +2,7 @@ import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildIncidence, type Incidence } from './incidence.ts';
 import { resolveCollider, type Collider, type ResolvedCollider } from './colliders.ts';
 import { resolveWind, type ResolvedWind, type Wind } from './wind.ts';
+import { resolveStrainLimit, type ResolvedStrainLimit, type StrainLimit } from './strain-limit.ts';
 
 /**
  * What a caller describes: particles and springs, flat arrays, SI units.
@@ -35,6 +36,8 @@ export interface ModelDescription {
   triangles?: ArrayLike<number>;
   /** Wind on the triangles (src/model/wind.ts). Default: none. Needs `triangles`. */
   wind?: Wind;
+  /** Springs kept from stretching past (1 + maxStretch) L (src/model/strain-limit.ts). Default: none. */
+  strainLimit?: StrainLimit;
 }
 
 /**
@@ -75,6 +78,8 @@ export interface Model {
   readonly triangleIndices: Uint32Array;
   /** The wind, validated, defaults filled in; null when none. */
   readonly wind: ResolvedWind | null;
+  /** The strain limit, validated; null when none. */
+  readonly strainLimit: ResolvedStrainLimit | null;
 }
 
 /** `value` is array-like: an object with a length that is a whole number (not a string, not null). */
@@ -257,6 +262,7 @@ export function createModel(description: ModelDescription): Model {
     incidence: buildIncidence(particleCount, springs.springIndices),
     colliders: resolveColliders(description.colliders),
     ...aerodynamics(description.triangles, description.wind, particleCount),
+    strainLimit: description.strainLimit === undefined ? null : resolveStrainLimit(description.strainLimit),
   };
 }
 
@@ -293,4 +299,9 @@ function resolveColliders(colliders: unknown): ResolvedCollider[] {
   if (!Array.isArray(colliders))
     throw new WeftInputError('colliders', `must be an array of colliders, got ${describeValue(colliders)}`);
   return colliders.map((c, k) => resolveCollider(c, k));
+}
+
+/** `model` with a strain limit on every spring (validated, fields named `strainLimit.…`; null: none). */
+export function withStrainLimit(model: Model, limit: StrainLimit | null): Model {
+  return { ...model, strainLimit: limit === null ? null : resolveStrainLimit(limit) };
 }

@@ -6,6 +6,7 @@ import {
 import { describeName, WeftInputError } from '../core/errors.ts';
 import { requireContactSupport } from '../integrators/contact-programs.ts';
 import { requireWindSupport } from '../integrators/wind-programs.ts';
+import { requireStrainLimitSupport } from '../integrators/strain-programs.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
@@ -95,6 +96,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
     (options as { solver?: unknown }).solver,
   );
   requireWindSupport(Boolean(model?.wind), integrator);
+  requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
   return createFixedStep(model, options as FixedStepSimulationOptions, integrator, backend);

@@ -4,6 +4,7 @@
  * float64 or float32 storage. `CpuSimulation`, `CpuMultistepSimulation` and
  * `CpuImplicitSimulation` only validate options and build programs.
  */
+import { withStrainLimitOps } from '../../integrators/strain-programs.ts';
 import { AttachableSimulation } from '../common/attachable-simulation.ts';
 import { ParticleAttachments, velocityHistory } from '../common/attachments.ts';
 import { ColliderPoses } from '../common/collider-poses.ts';
@@ -70,7 +71,11 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
   ) {
     super();
     const program = withWindOps(
-      withContacts(scheme, integrator, model.colliders.length),
+      withContacts(
+        withStrainLimitOps(scheme, integrator, model.strainLimit),
+        integrator,
+        model.colliders.length,
+      ),
       integrator,
       model.wind !== null,
     );

@@ -3,6 +3,7 @@
  * vectors in float64, or float32 storage (arithmetic between stores is float64, stores round as
  * the GPU's do). `eval` is the spring and gather passes of passes.ts, which mirror the WGSL.
  */
+import { strainCorrection } from './strain-limit.ts';
 import type { Model } from '../../model/model.ts';
 import {
   coefficientAt,
@@ -128,6 +129,8 @@ export class CpuExecutor {
       }
       case 'windClock':
         return this.aero!.tick();
+      case 'strainCorrection':
+        return strainCorrection(this.model, this.vector(op.x), op.maxStretch, this.vector(op.to));
       case 'norm': {
         const pair = ([x, v]: readonly [string, string]) => ({
           positions: this.vector(x),

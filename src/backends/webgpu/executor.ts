@@ -222,6 +222,8 @@ export class WebGpuExecutor implements ExecutorServices {
       else if (op.op === 'project' || op.op === 'moveColliders')
         out.push(this.contacts!.compileOp(op, heads));
       else if (op.op === 'aero' || op.op === 'windClock') out.push(...this.aero!.compileOp(op, heads));
+      else if (op.op === 'strainCorrection')
+        out.push(this.dispatch('strainCorrection', 'strain', 'particles', { op: this.uniform('strainCorrection', 'StrainOp', () => ({ maxStretch: op.maxStretch })) }, { xRef: this.reference(op.x, heads), toRef: this.reference(op.to, heads) })); // prettier-ignore
       else if (this.implicit) this.implicit.compile(op, heads, out);
       else throw new Error(`'${op.op}' needs a program with a linear system`);
     }

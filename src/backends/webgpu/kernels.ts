@@ -36,6 +36,7 @@ import colliderMove from '../../../shaders/collider-move.wgsl?raw';
 import aeroTriangles from '../../../shaders/aero-triangles.wgsl?raw';
 import aeroGather from '../../../shaders/aero-gather.wgsl?raw';
 import windClock from '../../../shaders/wind-clock.wgsl?raw';
+import strainCorrection from '../../../shaders/strain-correction.wgsl?raw';
 import fusedCommon from '../../../shaders/fused-common.wgsl?raw';
 import fusedOps from '../../../shaders/fused-ops.wgsl?raw';
 import fusedSolve from '../../../shaders/fused-solve.wgsl?raw';
@@ -64,7 +65,14 @@ const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlon
 
 /** Program kernels: program-vectors.wgsl prepended (fusedAdaptive: a whole batch of adaptive steps). */
 const fusedAdaptive = [fusedCommon, fusedOps, fusedSolve, fusedController, fusedMain].join('\n');
-const PROGRAM = { programForces, programGather, programCombine, programNorm, fusedAdaptive };
+const PROGRAM = {
+  programForces,
+  programGather,
+  programCombine,
+  programNorm,
+  strainCorrection,
+  fusedAdaptive,
+};
 
 /** Contacts with colliders: colliders.wgsl prepended. */
 const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond, colliderMove };

@@ -18,6 +18,7 @@ import type { Program } from '../../integrators/program.ts';
 import type { Model } from '../../model/model.ts';
 import { withContacts } from '../../integrators/contact-programs.ts';
 import { withWindOps } from '../../integrators/wind-programs.ts';
+import { withStrainLimitOps } from '../../integrators/strain-programs.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { advanceInChunks, nextTask, requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
@@ -73,7 +74,8 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   ) {
     super();
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
-    const contacts = withContacts(scheme, options.integrator, model.colliders.length, 'webgpu');
+    const limited = withStrainLimitOps(scheme, options.integrator, model.strainLimit);
+    const contacts = withContacts(limited, options.integrator, model.colliders.length, 'webgpu');
     const program = withWindOps(contacts, options.integrator, model.wind !== null);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
