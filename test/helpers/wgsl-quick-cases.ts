@@ -33,6 +33,7 @@ import {
   createAdaptiveSimulation,
   createModel,
   createSimulation,
+  withColliders,
   withWind,
   type ColliderPose,
   type Model,
@@ -48,7 +49,7 @@ import {
   solverStorage,
   WebGpuImplicitSimulation,
 } from '../../src/internal.ts';
-import { clothOnSphere } from './cloth-on-sphere.ts';
+import { THICKNESS } from './cloth-on-sphere.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
 
 /** One quick case; plain data. */
@@ -133,8 +134,8 @@ function restGrid(): Model {
  * sphere; a capsule above its middle and past both ends (the segment's parameter clamped to 0 and
  * 1); a box from above, from inside near its x, y and z faces (the nearest face) and outside a
  * corner; a small sphere sunk into the plane, with one particle deeper in each (the deepest
- * contact wins). Some start inside (projected at once), some above moving in, all with tangential
- * speed (friction).
+ * contact wins) and one at its very centre (no direction: pushed out upwards). Some start inside
+ * (projected at once), some above moving in, all with tangential speed (friction).
  */
 function colliderDrops(): Model {
   const positions = [
@@ -142,7 +143,7 @@ function colliderDrops(): Model {
     [1.5, 0.44, 0.02], [1.8, 0.1, -0.1],
     [-1.5, 0.28, 0.0], [-1.45, 0.05, 0.5], [-1.55, -0.05, -0.5],
     [0.05, 0.24, 1.6], [0.27, 0.0, 1.5], [0.0, -0.17, 1.45], [0.1, 0.05, 1.87], [0.35, 0.25, 1.95],
-    [0.05, -1.22, -0.95], [-0.06, -1.29, -1.0],
+    [0.05, -1.22, -0.95], [-0.06, -1.29, -1.0], [0, -1.2, -1],
   ]; // prettier-ignore
   const velocities = positions.map((_, i) => (i === 11 ? [-0.6, -0.8, -0.6] : [0.4 * Math.sin(1.3 * i), -0.8, 0.3 * Math.cos(0.7 * i)])); // prettier-ignore
   const colliders = [
@@ -155,11 +156,18 @@ function colliderDrops(): Model {
   return createModel({ positions: positions.flat(), velocities: velocities.flat(), masses: positions.map(() => 0.1), springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
 }
 
-/** A 5 × 5 cloth falling (0.3 m/s, with a sideways swirl) onto a sphere 0.04 m below its centre. */
-function clothFalling(): Model {
-  const model = clothOnSphere(5, 0.34);
+/**
+ * A 5 × 5 cloth falling (0.3 m/s, with a sideways swirl) onto a sphere 0.04 m below its centre
+ * (the scene of test/helpers/cloth-on-sphere.ts, clothOnSphere(5, 0.34)); `pinned`: its centre
+ * particle pinned 0.5 cm into the sphere's thickness (a fixed particle takes no contact).
+ */
+function clothFalling(pinned = true): Model {
+  const cloth = buildCloth({ nx: 5, ny: 5, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: pinned ? [12] : 'none', origin: [-0.12, 0.34, -0.12] }); // prettier-ignore
+  const model = withColliders(cloth, [{ shape: 'sphere', center: [0, 0, 0], radius: 0.3, friction: 0.8, thickness: THICKNESS }]); // prettier-ignore
+  if (pinned) model.particlePositions[3 * 12 + 1] = 0.305;
   const v = model.particleVelocities;
   for (let i = 0; i < v.length / 3; i++) {
+    if (pinned && i === 12) continue;
     v[3 * i] = 0.2 * Math.sin(1.1 * i);
     v[3 * i + 1] = -0.3;
     v[3 * i + 2] = 0.2 * Math.cos(0.8 * i);
@@ -196,7 +204,7 @@ function atOrigin(): Model {
 const STILL: ReadonlySet<string> = new Set(['rest', 'origin']);
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, wind: clothInWind } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -297,10 +305,11 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 6,
     tEnd: 0,
   })),
-  // Kinematic colliders (collider-move.wgsl, and the contacts' surface velocity): the sphere and
-  // the box of the drops moving during the call; the sphere under the cloth rising.
-  { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
-  { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
+  // Kinematic colliders (collider-move.wgsl, and the contacts' surface velocity): the sphere, the
+  // capsule (its ends at different speeds) and the box of the drops moving during the call; the
+  // sphere under the cloth rising.
+  { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 2, pose: { a: [-1.5, 0.02, -0.32], b: [-1.47, 0.06, 0.3] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
+  { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'freeSphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
   // Wind (aero-triangles, aero-gather, wind-clock) after explicit evaluations and in implicit right-hand sides.
   { label: 'symplectic-euler wind', kind: 'fixed', scene: 'wind', options: { integrator: 'symplectic-euler', dt: H, rayleighMass: 0.5 }, steps: 20, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg wind', kind: 'fixed', scene: 'wind', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
