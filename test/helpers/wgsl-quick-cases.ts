@@ -320,12 +320,14 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'Newton norms: ‖q₀‖² = Σ x²', kind: 'kernel', check: 'newtonNorms', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid V-cycle: two CG iterations = the CPU\'s', kind: 'kernel', check: 'vcycle', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
-  // at this size) and per attempt (program-norm, program-control and the program kernels).
+  // at this size) and per attempt (program-norm, program-control and the program kernels); rk45
+  // with Drake's error control (the default: max norm, absolute), step doubling with Hairer's
+  // (rms norm, relative terms).
   ...[true, false].flatMap((fused) => {
     const how = fused ? 'fused' : 'per attempt';
     return [
       { label: `rk45 ${how}`, kind: 'adaptive' as const, options: { integrator: 'rk45', accuracy: 1e-4 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
-      { label: `step-doubling rk2 ${how}`, kind: 'adaptive' as const, options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+      { label: `step-doubling rk2 ${how}`, kind: 'adaptive' as const, options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer' }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
       { label: `velocity-implicit-euler ${how}`, kind: 'adaptive' as const, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, gpuOptions: { fused }, steps: 0, tEnd: 0.004 }, // prettier-ignore
     ];
   }),
