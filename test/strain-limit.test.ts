@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import {
   createModel,
   createSimulation,
+  parseScene,
   withStrainLimit,
   WeftInputError,
   type Model,
@@ -91,6 +92,10 @@ describe('strain limits (Provot 1995, Jacobi sweeps)', () => {
     ).toThrow(WeftInputError);
     const limited = withStrainLimit(cloth, { maxStretch: 0.1 });
     expect(limited.strainLimit).toEqual({ maxStretch: 0.1, iterations: 4 });
+    // Scene files carry it too (src/model/scene.schema.json $defs.strainLimit).
+    expect(parseScene({ cloth: { nx: 4, ny: 4 }, strainLimit: { maxStretch: 0.2, iterations: 6 } }).strainLimit).toEqual({ maxStretch: 0.2, iterations: 6 }); // prettier-ignore
+    expect(() => parseScene({ cloth: { nx: 4, ny: 4 }, strainLimit: { maxStretch: 'a lot' } })).toThrow(/strainLimit\.maxStretch: must be a number/); // prettier-ignore
+    expect(() => parseScene({ cloth: { nx: 4, ny: 4 }, strainLimit: {} })).toThrow(/strainLimit\.maxStretch: missing/); // prettier-ignore
     await expect(createSimulation(limited, { integrator: 'rk45' })).rejects.toThrow(/strainLimit: is not supported by the adaptive integrator 'rk45'/); // prettier-ignore
   });
 });

@@ -1,13 +1,14 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, withColliders, withWind, type Model } from './model.ts';
+import { createModel, withColliders, withStrainLimit, withWind, type Model } from './model.ts';
+import type { StrainLimit } from './strain-limit.ts';
 import type { Collider } from './colliders.ts';
 import type { Wind } from './wind.ts';
 import schema from './scene.schema.json';
 
 /**
  * The scene file of `weft run` (documented in README.md): explicit particles and springs, or a
- * builder (`cloth` or `rope`) with its options. `gravity`, `colliders` and `wind` apply to any
+ * builder (`cloth` or `rope`) with its options. `gravity`, `colliders`, `wind` and `strainLimit` apply to any
  * (wind needs triangles: a cloth's, or the explicit scene's `triangles`).
  */
 export type SceneFile =
@@ -23,9 +24,10 @@ export type SceneFile =
       colliders?: Collider[];
       triangles?: number[];
       wind?: Wind;
+      strainLimit?: StrainLimit;
     }
-  | { cloth: ClothOptions; gravity?: [number, number, number]; colliders?: Collider[]; wind?: Wind }
-  | { rope: RopeOptions; gravity?: [number, number, number]; colliders?: Collider[]; wind?: Wind };
+  | { cloth: ClothOptions; gravity?: [number, number, number]; colliders?: Collider[]; wind?: Wind; strainLimit?: StrainLimit } // prettier-ignore
+  | { rope: RopeOptions; gravity?: [number, number, number]; colliders?: Collider[]; wind?: Wind; strainLimit?: StrainLimit }; // prettier-ignore
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +74,15 @@ function gravityOf(json: Json): { gravity?: [number, number, number] } {
 
 /** A field's type in src/model/scene.schema.json, the one description of the scene format. */
 type FieldKind =
-  'number' | 'numbers' | 'numberOrNumbers' | 'vector' | 'string' | 'pins' | 'colliders' | 'wind';
+  | 'number'
+  | 'numbers'
+  | 'numberOrNumbers'
+  | 'vector'
+  | 'string'
+  | 'pins'
+  | 'colliders'
+  | 'wind'
+  | 'strainLimit';
 
 interface SchemaObject {
   readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -112,6 +122,7 @@ function checkFields(field: string, json: Json, spec: SchemaObject): void {
       throw new WeftInputError(name, `must be an array of colliders, got ${describeValue(value)}`);
     }
     if (kind === 'wind') checkFields(name, object(name, value), schema.$defs.wind as unknown as SchemaObject);
+    if (kind === 'strainLimit') checkFields(name, object(name, value), schema.$defs.strainLimit as unknown as SchemaObject); // prettier-ignore
     if (kind === 'vector' && numbers(name, value).length !== 3) {
       throw new WeftInputError(name, `must have 3 entries (x, y, z), got ${(value as unknown[]).length}`);
     }
@@ -141,7 +152,10 @@ export function parseScene(scene: unknown): Model {
         : buildRope({ ...(options as RopeOptions), ...gravityOf(json) });
     const posed =
       json['colliders'] === undefined ? model : withColliders(model, json['colliders'] as Collider[]);
-    return json['wind'] === undefined ? posed : withWind(posed, json['wind'] as Wind);
+    const windy = json['wind'] === undefined ? posed : withWind(posed, json['wind'] as Wind);
+    return json['strainLimit'] === undefined
+      ? windy
+      : withStrainLimit(windy, json['strainLimit'] as StrainLimit);
   }
   if (!('particles' in json))
     throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
@@ -165,6 +179,7 @@ export function parseScene(scene: unknown): Model {
     ...optional(json['colliders'], 'colliders'),
     ...optional(json['triangles'], 'triangles'),
     ...optional(json['wind'], 'wind'),
+    ...optional(json['strainLimit'], 'strainLimit'),
     ...gravityOf(json),
   });
 }
