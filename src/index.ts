@@ -20,7 +20,7 @@ export {
   type Model,
   type ModelDescription,
 } from './model/model.ts';
-export type { StrainLimit } from './model/strain-limit.ts';
+export type { StrainLimit, ResolvedStrainLimit } from './model/strain-limit.ts';
 export type { Wind, ResolvedWind } from './model/wind.ts';
 export type {
   Collider,

@@ -14,9 +14,11 @@ export interface StrainLimit {
   readonly iterations?: number;
 }
 
-/** A strain limit with its defaults filled in. */
+/** A strain limit with its defaults filled in (Model.strainLimit). */
 export interface ResolvedStrainLimit {
+  /** Largest stretch (l − L)/L. */
   readonly maxStretch: number;
+  /** Jacobi sweeps per step. */
   readonly iterations: number;
 }
 
