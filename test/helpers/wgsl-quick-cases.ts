@@ -277,6 +277,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 2,
     tEnd: 0,
   })),
+  { label: 'symplectic-euler at the origin', kind: 'fixed', scene: 'origin', options: { integrator: 'symplectic-euler', dt: H }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'variational-symplectic-implicit pcg at the origin', kind: 'fixed', scene: 'origin', options: { integrator: 'variational-symplectic-implicit', dt: 4 * H, tolerance: 1e-6, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
   // Newton capped at one iteration: every step ends at the cap, unconverged, and is counted so.
   ...(['backward-euler', 'variational-symplectic-implicit'] as const).map((integrator) => ({
@@ -338,7 +339,7 @@ interface Run {
   stats: SolverStats | null;
   /** Adaptive runs: accepted and rejected steps, and the last error estimate. */
   steps?: { accepted: number; rejected: number; lastError: number };
-  /** GPU fixed-step runs: the arena padding entries a kernel overwrote (see {@link fillPadding}). */
+  /** GPU fixed-step runs: an arena padding entry a kernel overwrote (see {@link fillPadding}), a position's w ≠ 1. */
   padding?: string;
 }
 
@@ -383,6 +384,15 @@ async function paddingChange(device: GPUDevice, arena: GPUBuffer, n: number): Pr
   return undefined;
 }
 
+/** The first of the n positions whose w is not 1, or undefined. */
+async function positionsW(device: GPUDevice, buffer: GPUBuffer, n: number): Promise<string | undefined> {
+  const bytes = await readBuffer(device, buffer);
+  const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  for (let i = 3; i < 4 * n; i += 4)
+    if (data[i] !== 1) return `positions[${(i - 3) / 4}].w = ${data[i]}, not 1`;
+  return undefined;
+}
+
 async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run> {
   const model = modelOf(c);
   const options = { ...c.options, ...(backend['backend'] === 'webgpu' ? c.gpuOptions : {}), ...backend };
@@ -396,7 +406,10 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
       sim.step(c.steps);
       const out: Run = { state: await sim.readState(), stats: await sim.readSolverStats() };
       const change = device && arena ? await paddingChange(device, arena, model.particleCount) : undefined;
-      if (change) out.padding = change;
+      // The positions buffer keeps w = 1: render pipelines draw from it as it is (program-vectors.wgsl).
+      const positions = device && (sim as { positions?: GPUBuffer }).positions;
+      const w = device && positions ? await positionsW(device, positions, model.particleCount) : undefined;
+      if (change || w) out.padding = [change, w].filter(Boolean).join('; ');
       return out;
     } finally {
       sim.destroy();
