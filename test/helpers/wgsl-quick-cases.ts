@@ -295,6 +295,11 @@ export const QUICK_CASES: readonly QuickCase[] = [
     tEnd: 0,
   })),
   { label: 'backward-euler pcg slow, no gravity', kind: 'fixed', scene: 'slow', options: { integrator: 'backward-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', newtonIterations: 3 }, steps: 10, tEnd: 0 }, // prettier-ignore
+  // Thresholds at their exact ties, at rest: backward Euler with its absolute criterion disabled
+  // (0: the loop must stop at the zero total correction, unconverged, not converge at once); the
+  // variational scheme with newtonError 0 (an error of exactly 0 meets it, and ends the loop).
+  { label: 'backward-euler pcg at rest, absolute tolerance 0', kind: 'fixed', scene: 'rest', options: { integrator: 'backward-euler', dt: 4 * H, tolerance: 1e-6, solver: 'pcg', newtonIterations: 3, absoluteResidualTolerance: 0 }, steps: 2, tEnd: 0 }, // prettier-ignore
+  { label: 'variational-symplectic-implicit pcg at rest, newtonError 0', kind: 'fixed', scene: 'rest', options: { integrator: 'variational-symplectic-implicit', dt: 4 * H, tolerance: 1e-6, solver: 'pcg', newtonIterations: 3, newtonError: 0 }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler multigrid at rest', kind: 'fixed', scene: 'rest', options: { integrator: 'implicit-euler', dt: 4 * H, tolerance: 1e-6, solver: 'multigrid' }, steps: 2, tEnd: 0 }, // prettier-ignore
   // Colliders: every shape's projection after explicit steps; the constrained solves of implicit Euler.
   { label: 'symplectic-euler colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0 }, // prettier-ignore
