@@ -353,6 +353,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
       { label: `velocity-implicit-euler ${how}`, kind: 'adaptive' as const, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, gpuOptions: { fused }, steps: 0, tEnd: 0.004 }, // prettier-ignore
     ];
   }),
+  // Positions only (velocityWeight 0): the velocity errors dominate the norm otherwise, and the
+  // position scale's relative term (Hairer's) goes unseen.
+  { label: 'step-doubling rk2 per attempt, positions only', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer', velocityWeight: 0 }, gpuOptions: { fused: false }, steps: 0, tEnd: 0.01 }, // prettier-ignore
 ];
 
 interface Run {
