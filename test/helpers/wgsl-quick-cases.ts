@@ -217,8 +217,16 @@ function colliderTies(): Model {
   return createModel({ positions: [0, 0, 0, 0, 0, 0, 1.25, 0.0625, 0, -1, 0, 0], masses: [0.1, 0.1, 0.1, 0.1], springPairs: [0, 1], springStiffness: 100, springRestLengths: [0.1], gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
 }
 
+/**
+ * Still air on two triangles at rest, no gravity: one of area 0 (three particles at the origin:
+ * no normal, no force) and one whose relative wind is exactly 0 (no lift direction, no force).
+ */
+function stillAir(): Model {
+  return createModel({ positions: [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1.5, 0, 0, 1, 0, 0.5], masses: [0.1, 0.1, 0.1, 0.1, 0.1, 0.1], springPairs: [3, 4], springStiffness: 100, triangles: [0, 1, 2, 3, 4, 5], wind: { velocity: [0, 0, 0] }, gravity: [0, 0, 0] }); // prettier-ignore
+}
+
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
-const STILL: ReadonlySet<string> = new Set(['rest', 'origin']);
+const STILL: ReadonlySet<string> = new Set(['rest', 'origin', 'still']);
 
 /**
  * The quick cloth at rest, without gravity, in a wind whose travelling waves (8 m/s) exceed its
@@ -231,7 +239,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, ties: colliderTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, ties: colliderTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -349,6 +357,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // … and waves dominating the motion, to 3e-4 of it (measured 1e-4 on the velocities: float32
   // arithmetic against the CPU's float64 on float32 storage), so the sine's own terms count.
   { label: 'symplectic-euler wind gusts', kind: 'fixed', scene: 'gusts', options: { integrator: 'symplectic-euler', dt: H }, steps: 40, tEnd: 0, tolerance: 3e-4 }, // prettier-ignore
+  { label: 'symplectic-euler wind, still air', kind: 'fixed', scene: 'still', options: { integrator: 'symplectic-euler', dt: H }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg wind', kind: 'fixed', scene: 'wind', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
   // Kernel-level checks against identities and the CPU's V-cycle (see KERNEL_CHECKS).
   { label: 'system-diagonal: inverse × block = I', kind: 'kernel', check: 'inverseDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
