@@ -206,15 +206,18 @@ function atOrigin(): Model {
  * Four free particles at rest, no gravity, exactly on the ties of the colliders' closed forms
  * (float32-exact values): two at a sphere's centre (no direction: pushed out upwards), one exactly
  * on a box's +x face (φ = 0: still the inside branch, its face's normal), one at the centre of a
- * box whose thinnest half extent is along z (the +z face: a zero coordinate counts as positive).
+ * box whose thinnest half extent is along z (the +z face: a zero coordinate counts as positive),
+ * and one equally deep inside two planes (the first collider of equals wins).
  */
 function colliderTies(): Model {
   const colliders = [
     { shape: 'sphere', center: [0, 0, 0], radius: 0.25, friction: 0.5, thickness: 0.0625 },
     { shape: 'box', center: [1, 0, 0], halfExtents: [0.25, 0.125, 0.375], friction: 0.5, thickness: 0.0625 },
     { shape: 'box', center: [-1, 0, 0], halfExtents: [0.5, 0.25, 0.125], friction: 0.5, thickness: 0.0625 },
+    { shape: 'plane', point: [0, -10, 0], normal: [0, 1, 0], friction: 0.5, thickness: 0.0625 },
+    { shape: 'plane', point: [-10, 0, 0], normal: [1, 0, 0], friction: 0.5, thickness: 0.0625 },
   ]; // prettier-ignore
-  return createModel({ positions: [0, 0, 0, 0, 0, 0, 1.25, 0.0625, 0, -1, 0, 0], masses: [0.1, 0.1, 0.1, 0.1], springPairs: [0, 1], springStiffness: 100, springRestLengths: [0.1], gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
+  return createModel({ positions: [0, 0, 0, 0, 0, 0, 1.25, 0.0625, 0, -1, 0, 0, -10.0625, -10.0625, 0], masses: [0.1, 0.1, 0.1, 0.1, 0.1], springPairs: [0, 1], springStiffness: 100, springRestLengths: [0.1], gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
 }
 
 /**
@@ -223,6 +226,19 @@ function colliderTies(): Model {
  */
 function stillAir(): Model {
   return createModel({ positions: [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1.5, 0, 0, 1, 0, 0.5], masses: [0.1, 0.1, 0.1, 0.1, 0.1, 0.1], springPairs: [3, 4], springStiffness: 100, triangles: [0, 1, 2, 3, 4, 5], wind: { velocity: [0, 0, 0] }, gravity: [0, 0, 0] }); // prettier-ignore
+}
+
+/**
+ * Free particles just above a plane (y = 0, thickness 0.0625 m) under gravity, each within a
+ * step's reach: one 1 mm above moving away at 1e-5 m/s (free: faster than 1e-6 h |g|), one 1 mm
+ * above at 1e-8 m/s (held: slower), one exactly at the thickness moving away at 1e-5 m/s (free: a
+ * gap of 0 counts as outside), and one falling from 1 m (the case's motion).
+ */
+function leavingPlane(): Model {
+  const colliders = [
+    { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5, thickness: 0.0625 },
+  ];
+  return createModel({ positions: [0, 0.0635, 0, 1, 0.0635, 0, 2, 0.0625, 0, 3, 1, 0], velocities: [0, 1e-5, 0, 0, 1e-8, 0, 0, 1e-5, 0, 0, -1, 0], masses: [0.1, 0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
 }
 
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
@@ -239,7 +255,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, ties: colliderTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, ties: colliderTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -350,6 +366,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // capsule (its ends at different speeds) and the box of the drops moving during the call; the
   // sphere under the cloth rising.
   { label: 'symplectic-euler colliders at their ties', kind: 'fixed', scene: 'ties', options: { integrator: 'symplectic-euler', dt: H }, steps: 2, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg colliders, particles leaving a plane', kind: 'fixed', scene: 'leaving', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 2, pose: { a: [-1.5, 0.02, -0.32], b: [-1.47, 0.06, 0.3] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'freeSphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
   // Wind (aero-triangles, aero-gather, wind-clock) after explicit evaluations and in implicit right-hand sides.
