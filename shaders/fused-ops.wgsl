@@ -106,23 +106,9 @@ fn norm(local: u32, pc: u32, h: f32) -> vec2<f32> {
 // clamped at 0 unless exact (Choi & Ko 2002).
 fn jacobians(local: u32, x: u32, v: u32) {
   for (var s = local; s < params.springCount; s += workgroupSize) {
-    let spring = springs[s];
-    let d = loadVector(x, spring.particleB) - loadVector(x, spring.particleA);
-    let l = length(d);
-    var n = vec3<f32>(0.0);
-    var magnitude = 0.0;
-    var geometric = 0.0;
-    if (l > 0.0) {
-      n = d / l;
-      let closing = dot(loadVector(v, spring.particleB) - loadVector(v, spring.particleA), n);
-      magnitude = spring.stiffness * (l - spring.restLength) + spring.damping * closing;
-      geometric = 1.0 - spring.restLength / l;
-      if (settings.exactJacobian == 0u) {
-        geometric = max(geometric, 0.0);
-      }
-    }
-    work[2u * params.particleCount + 2u * s] = vec4<f32>(n, magnitude);
-    work[2u * params.particleCount + 2u * s + 1u] = vec4<f32>(spring.stiffness * geometric, spring.stiffness * (1.0 - geometric), spring.damping, 0.0);
+    let state = springStateAt(springs[s], x, v, settings.exactJacobian == 1u);
+    work[2u * params.particleCount + 2u * s] = state.direction;
+    work[2u * params.particleCount + 2u * s + 1u] = state.coefficients;
   }
   storageBarrier();
 }

@@ -2,12 +2,7 @@
 // src/cpu/implicit-passes.ts: K = −∂f/∂x, B = −∂f/∂v; spring s adds J_s (stiffness) and
 // c n nᵀ (damping) as 3×3 blocks, (K u)_a = Σ_s J_s (u_a − u_b).
 
-// One spring at the evaluation point, written by spring-jacobians.wgsl: 32 bytes hold its force
-// f n and its blocks, J_s = k g I + k (1 − g) n nᵀ and c n nᵀ (six numbers against a 3×3 pair).
-struct SpringState {
-  direction: vec4<f32>,     // xyz: unit n from a to b; w: f, N (force f n on the first endpoint)
-  coefficients: vec4<f32>,  // x: k g, N/m; y: k (1 − g), N/m; z: damping c, N·s/m
-}
+// SpringState (one spring at the evaluation point, spring-jacobians.wgsl) is in program-vectors.wgsl.
 
 // Coefficients of a solve and of the Newton loop, written once.
 struct SolverParams {

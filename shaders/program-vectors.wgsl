@@ -40,3 +40,31 @@ struct EvalOp {
 override xRef: u32 = 0u;  // positions evaluated at
 override vRef: u32 = 1u;  // velocities evaluated at
 override aRef: u32 = 2u;  // where the accelerations are written
+
+// One spring at the evaluation point (the implicit kernels' spring states): 32 bytes hold its
+// force f n and its blocks, J_s = k g I + k (1 − g) n nᵀ and c n nᵀ (six numbers against a 3×3 pair).
+struct SpringState {
+  direction: vec4<f32>,     // xyz: unit n from a to b; w: f, N (force f n on the first endpoint)
+  coefficients: vec4<f32>,  // x: k g, N/m; y: k (1 − g), N/m; z: damping c, N·s/m
+}
+
+// A spring's state at positions x and velocities v (CPU mirror: src/backends/cpu/implicit-passes.ts
+// springStates): d = x_b − x_a, l = |d|, n = d/l, f = k (l − L) + c (v_b − v_a)·n, and
+// g = 1 − L/l, clamped at 0 for compressed springs unless `exact` (Choi & Ko 2002); all 0 when l = 0.
+fn springStateAt(spring: Spring, x: u32, v: u32, exact: bool) -> SpringState {
+  let d = loadVector(x, spring.particleB) - loadVector(x, spring.particleA);
+  let l = length(d);
+  var n = vec3<f32>(0.0);
+  var magnitude = 0.0;
+  var g = 0.0;
+  if (l > 0.0) {
+    n = d / l;
+    let closing = dot(loadVector(v, spring.particleB) - loadVector(v, spring.particleA), n);
+    magnitude = spring.stiffness * (l - spring.restLength) + spring.damping * closing;
+    g = 1.0 - spring.restLength / l;
+    if (!exact) {
+      g = max(g, 0.0);
+    }
+  }
+  return SpringState(vec4<f32>(n, magnitude), vec4<f32>(spring.stiffness * g, spring.stiffness * (1.0 - g), spring.damping, 0.0));
+}

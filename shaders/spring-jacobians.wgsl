@@ -16,23 +16,5 @@ fn springJacobiansMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(nu
   if (s >= params.springCount) {
     return;
   }
-  let spring = springs[s];
-  let d = loadVector(xRef, spring.particleB) - loadVector(xRef, spring.particleA);
-  let l = length(d);
-  var n = vec3<f32>(0.0);
-  var magnitude = 0.0;
-  var g = 0.0;
-  if (l > 0.0) {
-    n = d / l;
-    let closing = dot(loadVector(vRef, spring.particleB) - loadVector(vRef, spring.particleA), n);
-    magnitude = spring.stiffness * (l - spring.restLength) + spring.damping * closing;
-    g = 1.0 - spring.restLength / l;
-    if (solver.exactJacobian == 0u) {
-      g = max(g, 0.0);
-    }
-  }
-  springStates[s] = SpringState(
-    vec4<f32>(n, magnitude),
-    vec4<f32>(spring.stiffness * g, spring.stiffness * (1.0 - g), spring.damping, 0.0),
-  );
+  springStates[s] = springStateAt(springs[s], xRef, vRef, solver.exactJacobian == 1u);
 }
