@@ -94,6 +94,13 @@ function restModel(settings: SceneSettings): Model {
     });
   }
   const n = settings.size;
+  // The material both scenes take from the controls.
+  const material = {
+    structuralStiffness: settings.structural,
+    shearStiffness: settings.shear,
+    bendStiffness: settings.bend,
+    damping: settings.damping,
+  };
   if (settings.scene === 'flag') {
     const rows = flagRows(n);
     return buildCloth({
@@ -101,10 +108,7 @@ function restModel(settings: SceneSettings): Model {
       ny: rows,
       spacing: FLAG_WIDTH / (n - 1),
       particleMass: FLAG_MASS / (n * rows),
-      structuralStiffness: settings.structural,
-      shearStiffness: settings.shear,
-      bendStiffness: settings.bend,
-      damping: settings.damping,
+      ...material,
       pins: Array.from({ length: rows }, (_, j) => j * n), // along the pole
       orientation: 'vertical',
       origin: FLAG_ORIGIN,
@@ -116,10 +120,7 @@ function restModel(settings: SceneSettings): Model {
     ny: n,
     spacing: CLOTH_WIDTH / (n - 1),
     particleMass: CLOTH_MASS / (n * n),
-    structuralStiffness: settings.structural,
-    shearStiffness: settings.shear,
-    bendStiffness: settings.bend,
-    damping: settings.damping,
+    ...material,
     pins: settings.pins,
     orientation: 'horizontal',
     origin: [-CLOTH_WIDTH / 2, CLOTH_HEIGHT, -CLOTH_WIDTH / 2],
