@@ -188,19 +188,28 @@ describe('incident springs (CSR), written out', () => {
   });
 });
 
+/**
+ * Two CPU steppers of velocity-implicit-euler's program (step doubling of backward Euler) with the
+ * given implicit options, on the same stiff 5 × 5 cloth: one to attempt once, one three times.
+ */
+function twoSteppers(implicit: ReturnType<typeof resolveImplicitOptions>): {
+  once: CpuProgramStepper;
+  thrice: CpuProgramStepper;
+} {
+  const model = buildCloth({ nx: 5, ny: 5, spacing: 0.1, structuralStiffness: 2000, shearStiffness: 2000, bendStiffness: 500, damping: 0.5, orientation: 'vertical' }); // prettier-ignore
+  const tolerances = { relative: 1e-3, absolutePosition: 1e-3, absoluteVelocity: 1e-3, positionWeight: 1, velocityWeight: 1, norm: 'rms' as const }; // prettier-ignore
+  const program = velocityImplicitProgram(0, tolerances, implicit);
+  const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
+  return { once: new CpuProgramStepper(model, initial, program, 'f64'), thrice: new CpuProgramStepper(model, initial, program, 'f64') }; // prettier-ignore
+}
+
 describe('Newton statistics of an implicit adaptive program add up attempt by attempt', () => {
   test('three identical attempts count three times one attempt; maxima and last values stay', () => {
     // velocity-implicit-euler's program (step doubling of backward Euler) on a stiff 5 × 5 cloth:
     // an attempt from the same state with the same h does the same work (no warm start), so the
     // counters after n attempts are n × one attempt's — the bookkeeping must add differences of
     // the executor's running totals, not the totals themselves.
-    const model = buildCloth({ nx: 5, ny: 5, spacing: 0.1, structuralStiffness: 2000, shearStiffness: 2000, bendStiffness: 500, damping: 0.5, orientation: 'vertical' }); // prettier-ignore
-    const implicit = resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-8, maxIterations: 200, newtonIterations: 10, correctionTolerance: 1e-6, residualTolerance: 1e-6 }); // prettier-ignore
-    const tolerances = { relative: 1e-3, absolutePosition: 1e-3, absoluteVelocity: 1e-3, positionWeight: 1, velocityWeight: 1, norm: 'rms' as const }; // prettier-ignore
-    const program = velocityImplicitProgram(0, tolerances, implicit);
-    const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
-    const once = new CpuProgramStepper(model, initial, program, 'f64');
-    const thrice = new CpuProgramStepper(model, initial, program, 'f64');
+    const { once, thrice } = twoSteppers(resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-8, maxIterations: 200, newtonIterations: 10, correctionTolerance: 1e-6, residualTolerance: 1e-6 })); // prettier-ignore
     const h = 4e-3;
     const first = once.attempt(h);
     expect(first.kind).toBe('estimated');
@@ -245,13 +254,7 @@ describe('Newton failures and unconverged solves are counted attempt by attempt'
     // Newton capped at one iteration with a 1e-12 criterion cannot converge, and CG capped at two
     // iterations stops above its tolerance: each attempt is 'newton-failed' with failed and
     // unconverged counts > 0, and the same every time from the same state.
-    const model = buildCloth({ nx: 5, ny: 5, spacing: 0.1, structuralStiffness: 2000, shearStiffness: 2000, bendStiffness: 500, damping: 0.5, orientation: 'vertical' }); // prettier-ignore
-    const implicit = resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-10, maxIterations: 2, newtonIterations: 1, correctionTolerance: 1e-12, residualTolerance: 1e-12 }); // prettier-ignore
-    const tolerances = { relative: 1e-3, absolutePosition: 1e-3, absoluteVelocity: 1e-3, positionWeight: 1, velocityWeight: 1, norm: 'rms' as const }; // prettier-ignore
-    const program = velocityImplicitProgram(0, tolerances, implicit);
-    const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
-    const once = new CpuProgramStepper(model, initial, program, 'f64');
-    const thrice = new CpuProgramStepper(model, initial, program, 'f64');
+    const { once, thrice } = twoSteppers(resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-10, maxIterations: 2, newtonIterations: 1, correctionTolerance: 1e-12, residualTolerance: 1e-12 })); // prettier-ignore
     expect(once.attempt(0.02)).toEqual({ kind: 'newton-failed' });
     for (let k = 0; k < 3; k++) expect(thrice.attempt(0.02)).toEqual({ kind: 'newton-failed' });
     const [a, b] = [once.newton, thrice.newton];
