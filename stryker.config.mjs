@@ -1,4 +1,6 @@
 // @ts-check
+import { readFileSync } from 'node:fs';
+
 /**
  * Mutation testing of the TypeScript numerical core (issue 14): `npm run mutate` (all of it, then
  * the WGSL mutator) or `npm run mutate:quick` (WEFT_MUTATE_QUICK=1: QUICK_FILES against
@@ -44,6 +46,35 @@ const QUICK_TESTS = [
   'test/adaptive-velocity-implicit-euler.test.ts',
   'test/cpu-analytic.test.ts',
 ];
+/** The TypeScript core: what `npm run mutate` mutates, and what scripts/mutate-sample.mjs samples. */
+export const CORE_PATTERNS = [
+  'src/integrators/**/*.ts',
+  'src/backends/cpu/**/*.ts',
+  'src/backends/common/**/*.ts',
+  'src/model/**/*.ts',
+  '!src/integrators/options-table.ts',
+  '!src/integrators/option-spec.ts',
+  '!src/model/multigrid-hierarchy.ts',
+  '!src/model/galerkin-terms.ts',
+  '!src/backends/cpu/multigrid.ts',
+  '!src/model/obj.ts',
+  '!src/model/mesh*.ts',
+  '!src/model/scene.ts',
+  '!src/model/float-text.ts',
+];
+/**
+ * WEFT_MUTATE_SAMPLE=reports/mutation/ts-sample.json (scripts/mutate-sample.mjs): only the
+ * sampled mutants' locations, as Stryker's `file:line:column-line:column` ranges (lines 1-based,
+ * columns 0-based, as Stryker reads them; the sample's locations are 0-based).
+ */
+const sampleRanges = (/** @type {string} */ path) =>
+  JSON.parse(readFileSync(path, 'utf8')).mutants.map(
+    (
+      /** @type {{file: string, location: {start: {line: number, column: number}, end: {line: number, column: number}}}} */ m,
+    ) =>
+      `${m.file}:${m.location.start.line + 1}:${m.location.start.column}-${m.location.end.line + 1}:${m.location.end.column}`,
+  );
+const sample = process.env['WEFT_MUTATE_SAMPLE'];
 const quick = process.env['WEFT_MUTATE_QUICK'] === '1';
 // Read by vitest.mutate.config.ts in Stryker's test-runner processes, which inherit it.
 if (quick) process.env['WEFT_MUTATE_TESTS'] = QUICK_TESTS.join(',');
@@ -51,23 +82,10 @@ if (quick) process.env['WEFT_MUTATE_TESTS'] = QUICK_TESTS.join(',');
 const config = {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
-  mutate: quick
-    ? QUICK_FILES
-    : [
-        'src/integrators/**/*.ts',
-        'src/backends/cpu/**/*.ts',
-        'src/backends/common/**/*.ts',
-        'src/model/**/*.ts',
-        '!src/integrators/options-table.ts',
-        '!src/integrators/option-spec.ts',
-        '!src/model/multigrid-hierarchy.ts',
-        '!src/model/galerkin-terms.ts',
-        '!src/backends/cpu/multigrid.ts',
-        '!src/model/obj.ts',
-        '!src/model/mesh*.ts',
-        '!src/model/scene.ts',
-        '!src/model/float-text.ts',
-      ],
+  mutate: quick ? QUICK_FILES : sample ? sampleRanges(sample) : CORE_PATTERNS,
+  ...(sample
+    ? { plugins: ['@stryker-mutator/*', './scripts/stryker-sample-ignorer.mjs'], ignorers: ['sample'] }
+    : {}),
   reporters: ['clear-text', 'progress-append-only', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   coverageAnalysis: 'perTest',

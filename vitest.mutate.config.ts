@@ -30,6 +30,13 @@ export default defineConfig({
       'test/options.test.ts',
       'test/simulation.test.ts',
       'test/model-validation.test.ts',
+      // The CPU suites of contact, attachments, wind and strain limits (0.02–1.2 s each).
+      'test/colliders.test.ts',
+      'test/kinematic-colliders.test.ts',
+      'test/attachments.test.ts',
+      'test/wind.test.ts',
+      'test/strain-limit.test.ts',
+      'test/fuzz-regressions.test.ts',
     ],
     testTimeout: 120_000,
     env: { WEFT_MUTATION: '1' },
