@@ -17,11 +17,13 @@ export {
   withColliders,
   withStrainLimit,
   withWind,
+  withBending,
   type Model,
   type ModelDescription,
 } from './model/model.ts';
 export type { StrainLimit, ResolvedStrainLimit } from './model/strain-limit.ts';
 export type { Wind, ResolvedWind } from './model/wind.ts';
+export { meshHinges, type Bending, type ResolvedBending } from './model/bending.ts';
 export type {
   Collider,
   PlaneCollider,

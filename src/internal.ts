@@ -90,5 +90,6 @@ export {
 export { CpuMultigrid } from './backends/cpu/multigrid.ts';
 export { colliderDistance, resolveCollider, nearestContact } from './model/colliders.ts';
 export { triangleAeroForce, windAt, resolveWind } from './model/wind.ts';
+export { hingeAngle, angleDifference, bendingEnergy } from './model/bending.ts';
 export { didYouMean, shortestFloat32 } from './cli/text.ts';
 export { meshTopology, DEGENERATE_AREA_RATIO, type MeshTopology } from './model/mesh-topology.ts';

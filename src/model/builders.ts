@@ -1,5 +1,6 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { createModel, type Model } from './model.ts';
+import type { Bending } from './bending.ts';
 
 /** Named pin presets for a cloth. "Top" is the last row (j = ny − 1). */
 export type ClothPinPreset = 'none' | 'top-corners' | 'top-edge' | 'corners';
@@ -30,6 +31,11 @@ export interface ClothOptions {
   origin?: readonly [number, number, number];
   /** Gravitational acceleration, m/s². Default [0, -9.81, 0]. */
   gravity?: readonly [number, number, number];
+  /**
+   * Dihedral bending on the cloth's triangles (src/model/bending.ts), besides or instead of the
+   * bend springs (set `bendStiffness: 0` for bending alone). Default: none.
+   */
+  bending?: Bending;
 }
 
 function positiveInteger(field: string, value: unknown, minimum: number): number {
@@ -182,6 +188,7 @@ export function buildCloth(given?: ClothOptions): Model {
     springStiffness: stiffness,
     springDamping: options.damping ?? 0,
     ...(options.gravity ? { gravity: options.gravity } : {}),
+    ...(options.bending !== undefined ? { bending: options.bending } : {}),
   });
 }
 

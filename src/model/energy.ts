@@ -1,4 +1,5 @@
 import type { Model } from './model.ts';
+import { bendingEnergy } from './bending.ts';
 
 /** Mechanical energy of a state, J. */
 export interface Energy {
@@ -8,13 +9,15 @@ export interface Energy {
   spring: number;
   /** Σ −m g·x (zero at the origin). */
   gravity: number;
-  /** kinetic + spring + gravity. */
+  /** Σ k c (θ − θ₀)² over hinges (src/model/bending.ts); 0 without bending. */
+  bending: number;
+  /** kinetic + spring + gravity + bending. */
   total: number;
 }
 
 /**
  * The mechanical energy of a state, J: kinetic Σ ½ m |v|², spring Σ ½ k (l − L)², gravitational
- * Σ −m g·x. Fixed particles count (their v is 0). `positions` and `velocities` are xyz, [3n].
+ * Σ −m g·x, bending Σ k c (θ − θ₀)². Fixed particles count (their v is 0). `positions` and `velocities` are xyz, [3n].
  */
 export function energy(model: Model, positions: ArrayLike<number>, velocities: ArrayLike<number>): Energy {
   const [gx, gy, gz] = model.gravity;
@@ -37,12 +40,13 @@ export function energy(model: Model, positions: ArrayLike<number>, velocities: A
     );
     spring += 0.5 * model.springStiffness[s]! * (length - model.springRestLength[s]!) ** 2;
   }
-  return { kinetic, spring, gravity, total: kinetic + spring + gravity };
+  const bending = model.bending ? bendingEnergy(model.bending, positions) : 0;
+  return { kinetic, spring, gravity, bending, total: kinetic + spring + gravity + bending };
 }
 
 /**
  * The Hamiltonian with momenta p (variational-symplectic-implicit keeps p apart from M v):
- * Σ |p|²/(2m) over free particles + spring + gravitational potential, J.
+ * Σ |p|²/(2m) over free particles + spring + gravitational + bending potential, J.
  */
 export function hamiltonian(model: Model, positions: ArrayLike<number>, momenta: ArrayLike<number>): number {
   const zero = new Float64Array(positions.length);
@@ -54,5 +58,5 @@ export function hamiltonian(model: Model, positions: ArrayLike<number>, momenta:
     kinetic +=
       (0.5 * (momenta[p]! ** 2 + momenta[p + 1]! ** 2 + momenta[p + 2]! ** 2)) / model.particleMass[i]!;
   }
-  return kinetic + potential.spring + potential.gravity;
+  return kinetic + potential.spring + potential.gravity + potential.bending;
 }

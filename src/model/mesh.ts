@@ -1,6 +1,7 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { meshTopology } from './mesh-topology.ts';
 import { createModel, type Model } from './model.ts';
+import type { Bending } from './bending.ts';
 
 /** The material of {@link meshToModel}: one for the whole mesh; SI units; every field has a default. */
 export interface MeshMaterial {
@@ -26,6 +27,11 @@ export interface MeshMaterial {
   velocities?: ArrayLike<number>;
   /** Gravitational acceleration, m/s². Default [0, -9.81, 0]. */
   gravity?: readonly [number, number, number];
+  /**
+   * Dihedral bending across every interior edge (src/model/bending.ts), the alternative to the
+   * bending springs (set `bendStiffness: 0` for bending alone). Default: none.
+   */
+  bending?: Bending;
 }
 
 /** The defaults of {@link MeshMaterial} (the CLI's flags document the same values). */
@@ -148,5 +154,6 @@ export function meshToModel(
     springDamping: damping,
     ...(material.velocities !== undefined ? { velocities: material.velocities } : {}),
     ...(material.gravity !== undefined ? { gravity: material.gravity } : {}),
+    ...(material.bending !== undefined ? { bending: material.bending } : {}),
   });
 }

@@ -3,6 +3,7 @@ import { buildIncidence, type Incidence } from './incidence.ts';
 import { resolveCollider, type Collider, type ResolvedCollider } from './colliders.ts';
 import { resolveWind, type ResolvedWind, type Wind } from './wind.ts';
 import { resolveStrainLimit, type ResolvedStrainLimit, type StrainLimit } from './strain-limit.ts';
+import { resolveBending, type Bending, type ResolvedBending } from './bending.ts';
 
 /**
  * What a caller describes: particles and springs, flat arrays, SI units.
@@ -38,6 +39,8 @@ export interface ModelDescription {
   wind?: Wind;
   /** Springs kept from stretching past (1 + maxStretch) L (src/model/strain-limit.ts). Default: none. */
   strainLimit?: StrainLimit;
+  /** Dihedral bending on the hinges of `triangles` (src/model/bending.ts). Default: none. */
+  bending?: Bending;
 }
 
 /**
@@ -80,6 +83,8 @@ export interface Model {
   readonly wind: ResolvedWind | null;
   /** The strain limit, validated; null when none. */
   readonly strainLimit: ResolvedStrainLimit | null;
+  /** Dihedral bending on the triangles' hinges, resolved; null when none. */
+  readonly bending: ResolvedBending | null;
 }
 
 /** `value` is array-like: an object with a length that is a whole number (not a string, not null). */
@@ -263,6 +268,7 @@ export function createModel(description: ModelDescription): Model {
     colliders: resolveColliders(description.colliders),
     ...aerodynamics(description.triangles, description.wind, particleCount),
     strainLimit: description.strainLimit === undefined ? null : resolveStrainLimit(description.strainLimit),
+    bending: description.bending === undefined ? null : resolveBending(description.bending, Uint32Array.from(requireArray('triangles', description.triangles ?? [])), positions), // prettier-ignore
   };
 }
 
@@ -304,4 +310,13 @@ function resolveColliders(colliders: unknown): ResolvedCollider[] {
 /** `model` with a strain limit on every spring (validated, fields named `strainLimit.…`; null: none). */
 export function withStrainLimit(model: Model, limit: StrainLimit | null): Model {
   return { ...model, strainLimit: limit === null ? null : resolveStrainLimit(limit) };
+}
+
+/**
+ * `model` with dihedral bending on its triangles' hinges (validated, fields named `bending.…`; the
+ * rest geometry from the model's initial positions; null: none): for models a builder or
+ * {@link meshToModel} made.
+ */
+export function withBending(model: Model, bending: Bending | null): Model {
+  return { ...model, bending: bending === null ? null : resolveBending(bending, model.triangleIndices, model.particlePositions) }; // prettier-ignore
 }

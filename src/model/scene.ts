@@ -1,6 +1,7 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, withColliders, withStrainLimit, withWind, type Model } from './model.ts';
+import { createModel, withBending, withColliders, withStrainLimit, withWind, type Model } from './model.ts';
+import type { Bending } from './bending.ts';
 import type { StrainLimit } from './strain-limit.ts';
 import type { Collider } from './colliders.ts';
 import type { Wind } from './wind.ts';
@@ -82,7 +83,8 @@ type FieldKind =
   | 'pins'
   | 'colliders'
   | 'wind'
-  | 'strainLimit';
+  | 'strainLimit'
+  | 'bending';
 
 interface SchemaObject {
   readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -123,6 +125,7 @@ function checkFields(field: string, json: Json, spec: SchemaObject): void {
     }
     if (kind === 'wind') checkFields(name, object(name, value), schema.$defs.wind as unknown as SchemaObject);
     if (kind === 'strainLimit') checkFields(name, object(name, value), schema.$defs.strainLimit as unknown as SchemaObject); // prettier-ignore
+    if (kind === 'bending') checkFields(name, object(name, value), schema.$defs.bending as unknown as SchemaObject); // prettier-ignore
     if (kind === 'vector' && numbers(name, value).length !== 3) {
       throw new WeftInputError(name, `must have 3 entries (x, y, z), got ${(value as unknown[]).length}`);
     }
@@ -153,9 +156,8 @@ export function parseScene(scene: unknown): Model {
     const posed =
       json['colliders'] === undefined ? model : withColliders(model, json['colliders'] as Collider[]);
     const windy = json['wind'] === undefined ? posed : withWind(posed, json['wind'] as Wind);
-    return json['strainLimit'] === undefined
-      ? windy
-      : withStrainLimit(windy, json['strainLimit'] as StrainLimit);
+    const limited = json['strainLimit'] === undefined ? windy : withStrainLimit(windy, json['strainLimit'] as StrainLimit); // prettier-ignore
+    return json['bending'] === undefined ? limited : withBending(limited, json['bending'] as Bending);
   }
   if (!('particles' in json))
     throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
@@ -180,6 +182,7 @@ export function parseScene(scene: unknown): Model {
     ...optional(json['triangles'], 'triangles'),
     ...optional(json['wind'], 'wind'),
     ...optional(json['strainLimit'], 'strainLimit'),
+    ...optional(json['bending'], 'bending'),
     ...gravityOf(json),
   });
 }

@@ -6,6 +6,7 @@ import {
 import { describeName, WeftInputError } from '../core/errors.ts';
 import { requireContactSupport } from '../integrators/contact-programs.ts';
 import { requireWindSupport } from '../integrators/wind-programs.ts';
+import { requireBendingSupport } from '../integrators/bending-support.ts';
 import { requireStrainLimitSupport } from '../integrators/strain-programs.ts';
 import {
   INTEGRATOR_NAMES,
@@ -96,6 +97,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
     (options as { solver?: unknown }).solver,
   );
   requireWindSupport(Boolean(model?.wind), integrator);
+  requireBendingSupport(Boolean(model?.bending), integrator);
   requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);

@@ -19,6 +19,7 @@ import { accelerations, springForces } from './passes.ts';
 import { CpuImplicitOps } from './implicit-ops.ts';
 import { CpuContacts } from './contacts.ts';
 import { CpuAero } from './aero.ts';
+import { CpuBending } from './bending.ts';
 
 /** Statistics of the corrector (zeros for schemes without one). */
 export interface CorrectorStats {
@@ -52,6 +53,8 @@ export class CpuExecutor {
   readonly contacts: CpuContacts | null;
   /** Wind on the model's triangles (null without wind). */
   readonly aero: CpuAero | null;
+  /** Dihedral bending on the model's hinges (null without bending). */
+  readonly bending: CpuBending | null;
 
   constructor(
     private readonly model: Model,
@@ -74,6 +77,7 @@ export class CpuExecutor {
     this.springForce = real(3 * model.springCount);
     this.contacts = model.colliders.length > 0 ? new CpuContacts(model) : null;
     this.aero = model.wind ? new CpuAero(model) : null;
+    this.bending = model.bending ? new CpuBending(model, real) : null;
     this.implicit = program.implicit
       ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op)), this.contacts) // prettier-ignore
       : null;
@@ -101,6 +105,8 @@ export class CpuExecutor {
       case 'eval':
         springForces(this.model, this.vector(op.x), this.vector(op.v), this.springForce);
         accelerations(this.model, this.springForce, this.vector(op.v), op.rayleighMass, this.vector(op.a));
+        this.bending?.states(this.vector(op.x), this.vector(op.v), true);
+        this.bending?.gather(this.vector(op.a), true);
         this.evaluations++;
         return;
       case 'combine':

@@ -12,6 +12,7 @@
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
 import type { RhsCoefficients, SystemCoefficients } from '../../integrators/implicit-schemes.ts';
+import type { CpuBending } from './bending.ts';
 
 export {
   NO_RHS_TERMS,
@@ -27,6 +28,8 @@ export interface SpringStates {
   jacobian: RealArray;
   /** [3s], unit direction n from a to b. */
   direction: RealArray;
+  /** The hinges' states and passes when the model bends (bending.ts); their K and B join A's. */
+  bending?: CpuBending | null;
 }
 
 export function springStates(
@@ -79,6 +82,7 @@ export function springStates(
     out.jacobian[j + 4] = kn * nx * nz;
     out.jacobian[j + 5] = kn * ny * nz;
   }
+  out.bending?.states(positions, velocities, false);
 }
 
 /** Applies a symmetric 3×3 block (xx, yy, zz, xy, xz, yz) at `j` to (x, y, z). */
@@ -161,6 +165,8 @@ export function assembleRhs(
       c.extraScale * extra[p + 2]! +
       m * (c.velocityMass * velocities[p + 2]! + c.accelerationMass * accelerations[p + 2]!);
   }
+  states.bending?.rhsTerms(c, velocities, accelerations);
+  states.bending?.gather(out, false);
 }
 
 /** shaders/system-product.wgsl: y = A u, filtered (0 on fixed particles). */
@@ -202,6 +208,8 @@ export function systemProduct(
     out[p + 1] = yy;
     out[p + 2] = yz;
   }
+  states.bending?.productTerms(a, u);
+  states.bending?.gather(out, false);
 }
 
 /**
@@ -234,6 +242,7 @@ export function diagonalInverse(
       const n = [nx * nx, ny * ny, nz * nz, nx * ny, nx * nz, ny * nz];
       for (let k = 0; k < 6; k++) sum[k]! += a.stiffness * states.jacobian[6 * s + k]! + c * n[k]!;
     }
+    states.bending?.addDiagonal(a, i, sum);
     const [xx, yy, zz, xy, xz, yz] = sum as [number, number, number, number, number, number];
     if (!block) {
       out[d] = 1 / xx;

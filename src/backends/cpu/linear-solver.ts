@@ -15,6 +15,7 @@ import {
 import type { RealArray } from './passes.ts';
 import { buildMultigridHierarchy } from '../../model/multigrid-hierarchy.ts';
 import { CpuMultigrid } from './multigrid.ts';
+import { CpuBending } from './bending.ts';
 
 export interface LinearSolveResult {
   iterations: number;
@@ -55,7 +56,7 @@ export function solverStorage(
   const n3 = 3 * model.particleCount;
   const s = model.springCount;
   return {
-    states: { force: real(3 * s), jacobian: real(6 * s), direction: real(3 * s) },
+    states: { force: real(3 * s), jacobian: real(6 * s), direction: real(3 * s), bending: model.bending ? new CpuBending(model, real) : null }, // prettier-ignore
     work: {
       residual: real(n3),
       direction: real(n3),
