@@ -31,12 +31,14 @@
 import {
   buildCloth,
   createAdaptiveSimulation,
+  WeftStepSizeError,
   createModel,
   createSimulation,
   withColliders,
   withWind,
   type ColliderPose,
   type Model,
+  type AdaptiveStats,
   type SimulationState,
   type SolverStats,
 } from '../../src/index.ts';
@@ -45,11 +47,15 @@ import {
   GPU_MULTISTEP,
   IMPLICIT_INTEGRATOR_NAMES,
   readBuffer,
+  resolveImplicitOptions,
   solveLinear,
   solverStorage,
   WebGpuImplicitSimulation,
 } from '../../src/internal.ts';
 import { THICKNESS } from './cloth-on-sphere.ts';
+import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
+import type { Program } from '../../src/integrators/program.ts';
+import type { ResolvedImplicitOptions } from '../../src/integrators/implicit-options.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
 
 /** One quick case; plain data. */
@@ -73,6 +79,13 @@ export interface QuickCase {
   gpuOptions?: Record<string, string | number | boolean>;
   /** Fixed-step runs: collider poses set before the call (the colliders move during it). */
   poses?: readonly { index: number; pose: ColliderPose }[];
+  /**
+   * Adaptive runs: both backends run the GPU's program (test/helpers/wgsl-fused-cases.ts
+   * programOf: velocity-implicit-euler's, its solve's options changed by `implicit`), the GPU
+   * fused and the CPU on its executor — so steps, error estimates and Newton and CG iterations
+   * are compared too, where the CPU's own velocity-implicit-euler (Drake's algorithm) differs.
+   */
+  program?: { implicit?: Record<string, unknown> };
 }
 
 /**
@@ -88,6 +101,14 @@ export const GPU_TOLERANCE = 1e-3;
  * crosses its tolerance by one now and then.
  */
 export const ITERATION_SLACK = 0.05; // Newton iterations too
+/**
+ * Adaptive runs: the GPU's smallest, largest and next steps against the CPU's, relative. The step
+ * factor is (safety / error)^(1/q): float32 error norms (measured within 1e-4 of the CPU's on
+ * these runs) move each step by less than 1e-4, 1.2e-3 over a run of ten steps (each starts from
+ * the last); a wrong constant of the controller (a safety factor, a limit, a band) moves it by
+ * percents.
+ */
+export const STEP_SLACK = 5e-3;
 /** Smallest displacement, m, a case must show (the initial speeds, ≥ 0.2 m/s on some particle, move it ≥ 2 mm in the shortest run). */
 export const MIN_MOTION = 1e-3;
 
@@ -389,21 +410,53 @@ export const QUICK_CASES: readonly QuickCase[] = [
   ...[true, false].flatMap((fused) => {
     const how = fused ? 'fused' : 'per attempt';
     return [
-      { label: `rk45 ${how}`, kind: 'adaptive' as const, options: { integrator: 'rk45', accuracy: 1e-4 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
-      { label: `step-doubling rk2 ${how}`, kind: 'adaptive' as const, options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer' }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+      { label: `rk45 ${how}`, kind: 'adaptive' as const, options: { integrator: 'rk45', accuracy: 1e-4, rayleighMass: 0.5 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+      { label: `step-doubling rk2 ${how}`, kind: 'adaptive' as const, options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer', rayleighMass: 0.5 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 }, // prettier-ignore
       { label: `velocity-implicit-euler ${how}`, kind: 'adaptive' as const, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, gpuOptions: { fused }, steps: 0, tEnd: 0.004 }, // prettier-ignore
     ];
   }),
   // Positions only (velocityWeight 0): the velocity errors dominate the norm otherwise, and the
   // position scale's relative term (Hairer's) goes unseen.
   { label: 'step-doubling rk2 per attempt, positions only', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer', velocityWeight: 0 }, gpuOptions: { fused: false }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+  // The fused kernel's implicit program against the CPU's run of the same program (not Drake's
+  // algorithm): steps, error estimates, Newton and CG iterations and the state (wgsl-fused-cases.ts).
+  // Drake's controller (velocity-implicit-euler's default) and Hairer's, both preconditioners,
+  // the exact Jacobian, and plain CG from a warm start (a program the options cannot ask for).
+  ...(
+    [
+      ['Drake', {}, undefined],
+      ['Hairer, max step 1 ms', { errorControl: 'hairer', maxStep: 1e-3, initialStep: 1e-3 }, undefined],
+      ['scalar preconditioner', { preconditioner: 'scalar' }, undefined],
+      ['exact Jacobian', { jacobian: 'exact' }, undefined],
+      ['plain CG, warm start', {}, { solver: 'cg', warmStart: true }],
+      // Newton capped at 2 iterations from a large first step: attempts fail and shrink (3 of 8
+      // rejections on both), under each controller.
+      ['Newton failures (Drake)', { maxNewtonIterations: 2, initialStep: 8e-3 }, undefined],
+      ['Newton failures (Hairer)', { maxNewtonIterations: 2, initialStep: 8e-3, errorControl: 'hairer' }, undefined], // prettier-ignore
+      // At the minimum step with the error above the accuracy: accepted and counted (onMinStep
+      // 'accept'), or the run halts (onMinStep 'throw'; Newton failing at the minimum step).
+      ['at the minimum step (Drake)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3 }, undefined],
+      ['at the minimum step (Hairer)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3, errorControl: 'hairer' }, undefined], // prettier-ignore
+      ['halted at the minimum step (Drake)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3, onMinStep: 'throw' }, undefined], // prettier-ignore
+      ['halted at the minimum step (Hairer)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3, onMinStep: 'throw', errorControl: 'hairer' }, undefined], // prettier-ignore
+      ['Newton halted at the minimum step', { maxNewtonIterations: 1, initialStep: 8e-3, minStep: 1e-3 }, undefined], // prettier-ignore
+    ] as const
+  ).map(([what, options, implicit]) => ({
+    label: `velocity-implicit-euler fused = its program on the CPU: ${what}`,
+    kind: 'adaptive' as const,
+    options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3, rayleighMass: 0.5, ...options }, // prettier-ignore
+    program: implicit ? { implicit } : {},
+    steps: 0,
+    tEnd: 0.004,
+  })),
+  { label: 'fused solve: P⁻¹, two CG iterations = the CPU\'s', kind: 'kernel', check: 'fusedSolve', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
 ];
 
 interface Run {
   state: SimulationState;
   stats: SolverStats | null;
-  /** Adaptive runs: accepted and rejected steps, and the last error estimate. */
-  steps?: { accepted: number; rejected: number; lastError: number };
+  /** Adaptive runs: accepted and rejected steps, the last error estimate, and every statistic. */
+  steps?: { accepted: number; rejected: number; lastError: number; stats: AdaptiveStats; halted: string | undefined }; // prettier-ignore
   /** GPU fixed-step runs: an arena padding entry a kernel overwrote (see {@link fillPadding}), a position's w ≠ 1. */
   padding?: string;
 }
@@ -480,11 +533,20 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
       sim.destroy();
     }
   }
-  const sim = await createAdaptiveSimulation(model, options as never);
+  const device = backend['device'] as GPUDevice | undefined;
+  const sim = c.program
+    ? programSimulation(model, c.options, programOf(c.options, c.program.implicit), device)
+    : await createAdaptiveSimulation(model, options as never);
   try {
-    await sim.advanceTo(c.tEnd);
-    const { acceptedSteps: accepted, rejectedSteps: rejected, lastErrorEstimate: lastError } = sim.readStats(); // prettier-ignore
-    return { state: await sim.readState(), stats: await sim.readSolverStats(), steps: { accepted, rejected, lastError } }; // prettier-ignore
+    // A run the controller halts (WeftStepSizeError at the minimum step) is compared as it stands.
+    let halted: string | undefined;
+    await sim.advanceTo(c.tEnd).catch((error: unknown) => {
+      if (!(error instanceof WeftStepSizeError)) throw error;
+      halted = `${error.reason} after ${sim.readStats().acceptedSteps} steps`;
+    });
+    const stats = sim.readStats();
+    const { acceptedSteps: accepted, rejectedSteps: rejected, lastErrorEstimate: lastError } = stats;
+    return { state: await sim.readState(), stats: await sim.readSolverStats(), steps: { accepted, rejected, lastError, stats, halted } }; // prettier-ignore
   } finally {
     sim.destroy();
   }
@@ -497,7 +559,7 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
 const cpuRuns = ((globalThis as { __weftQuickCpuRuns?: Map<string, Run> }).__weftQuickCpuRuns ??= new Map());
 
 async function cpuRun(c: QuickCase): Promise<Run> {
-  const key = JSON.stringify([c.kind, c.scene, c.options, c.steps, c.tEnd, c.poses]);
+  const key = JSON.stringify([c.kind, c.scene, c.options, c.steps, c.tEnd, c.poses, c.program]);
   let cached = cpuRuns.get(key);
   if (!cached) cpuRuns.set(key, (cached = await run(c, { backend: 'cpu', precision: 'f32' })));
   return cached;
@@ -550,6 +612,54 @@ function kernelSystem(): { mass: number; damping: number; stiffness: number } {
 }
 
 /**
+ * max |P⁻¹ A_ii − I| over the free particles (and max |P⁻¹| over the fixed ones, which must be 0),
+ * with A_ii = α m_i I + Σ_s (γ J_s + β c_s n nᵀ) assembled here from spring states, and P⁻¹ the
+ * inverse stored per particle as (xx, yy, zz, xy, xz, yz): of A_ii (block) or of its diagonal
+ * (scalar, against A_ii with its off-diagonal entries zeroed).
+ */
+function inverseError(
+  model: Model,
+  inverse: ArrayLike<number>,
+  states: { direction: ArrayLike<number>; jacobian: ArrayLike<number> },
+  { mass, damping, stiffness }: { mass: number; damping: number; stiffness: number },
+  preconditioner: 'block' | 'scalar',
+): number {
+  const blocks = new Float64Array(6 * model.particleCount);
+  for (let i = 0; i < model.particleCount; i++) {
+    const m = Math.fround(model.particleMass[i]!);
+    blocks.set([mass * m, mass * m, mass * m, 0, 0, 0], 6 * i);
+  }
+  for (let s = 0; s < model.springCount; s++) {
+    const n = [states.direction[3 * s]!, states.direction[3 * s + 1]!, states.direction[3 * s + 2]!];
+    const c = Math.fround(model.springDamping[s]!);
+    const nn = [n[0]! * n[0]!, n[1]! * n[1]!, n[2]! * n[2]!, n[0]! * n[1]!, n[0]! * n[2]!, n[1]! * n[2]!];
+    for (const end of [0, 1]) {
+      const i = model.springIndices[2 * s + end]!;
+      for (let q = 0; q < 6; q++) blocks[6 * i + q]! += stiffness * states.jacobian[6 * s + q]! + damping * c * nn[q]!; // prettier-ignore
+    }
+  }
+  let worst = 0;
+  // (xx, yy, zz, xy, xz, yz) as a full 3 × 3.
+  const full = (b: ArrayLike<number>, at: number) => [[b[at]!, b[at + 3]!, b[at + 4]!], [b[at + 3]!, b[at + 1]!, b[at + 5]!], [b[at + 4]!, b[at + 5]!, b[at + 2]!]]; // prettier-ignore
+  for (let i = 0; i < model.particleCount; i++) {
+    if (model.particleFixed[i]) {
+      for (let q = 0; q < 6; q++) worst = Math.max(worst, Math.abs(inverse[6 * i + q]!));
+      continue;
+    }
+    const block = full(blocks, 6 * i);
+    if (preconditioner === 'scalar')
+      for (let r = 0; r < 3; r++) for (let q = 0; q < 3; q++) if (r !== q) block[r]![q] = 0;
+    const p = full(inverse, 6 * i);
+    for (let r = 0; r < 3; r++)
+      for (let q = 0; q < 3; q++) {
+        const product = p[r]![0]! * block[0]![q]! + p[r]![1]! * block[1]![q]! + p[r]![2]! * block[2]![q]!;
+        worst = Math.max(worst, Math.abs(product - (r === q ? 1 : 0)));
+      }
+  }
+  return worst;
+}
+
+/**
  * Kernel-level checks: the reasons each fails, empty when it passes. Their expected values come
  * from identities and hand-written formulas in this file, or from the CPU path, never from the
  * GPU implementation's own helpers.
@@ -572,48 +682,7 @@ export const KERNEL_CHECKS = {
       try {
         await sim.kernels.run('systemDiagonal');
         const inverse = await sim.kernels.readInverseDiagonal();
-        const blocks = new Float64Array(6 * model.particleCount);
-        for (let i = 0; i < model.particleCount; i++) {
-          const m = Math.fround(model.particleMass[i]!);
-          blocks.set([mass * m, mass * m, mass * m, 0, 0, 0], 6 * i);
-        }
-        for (let s = 0; s < model.springCount; s++) {
-          const n = states.direction.subarray(3 * s, 3 * s + 3);
-          const c = Math.fround(model.springDamping[s]!);
-          const nn = [
-            n[0]! * n[0]!,
-            n[1]! * n[1]!,
-            n[2]! * n[2]!,
-            n[0]! * n[1]!,
-            n[0]! * n[2]!,
-            n[1]! * n[2]!,
-          ];
-          for (const end of [0, 1]) {
-            const i = model.springIndices[2 * s + end]!;
-            for (let q = 0; q < 6; q++) blocks[6 * i + q]! += stiffness * states.jacobian[6 * s + q]! + damping * c * nn[q]!; // prettier-ignore
-          }
-        }
-        let worst = 0;
-        for (let i = 0; i < model.particleCount; i++) {
-          const inv = inverse.subarray(6 * i, 6 * i + 6);
-          if (model.particleFixed[i]) {
-            worst = Math.max(worst, maxAbs(inv));
-            continue;
-          }
-          // (xx, yy, zz, xy, xz, yz) as a full 3 × 3; the scalar inverse is of the diagonal alone.
-          const full = (b: ArrayLike<number>) => [[b[0]!, b[3]!, b[4]!], [b[3]!, b[1]!, b[5]!], [b[4]!, b[5]!, b[2]!]]; // prettier-ignore
-          const block = full(blocks.subarray(6 * i, 6 * i + 6));
-          if (preconditioner === 'scalar') {
-            for (let r = 0; r < 3; r++) for (let q = 0; q < 3; q++) if (r !== q) block[r]![q] = 0;
-          }
-          const p = full(inv);
-          for (let r = 0; r < 3; r++)
-            for (let q = 0; q < 3; q++) {
-              const product =
-                p[r]![0]! * block[0]![q]! + p[r]![1]! * block[1]![q]! + p[r]![2]! * block[2]![q]!;
-              worst = Math.max(worst, Math.abs(product - (r === q ? 1 : 0)));
-            }
-        }
+        const worst = inverseError(model, inverse, states, { mass, damping, stiffness }, preconditioner);
         // float32 inverses: 9e-7 (block) and 2e-7 (scalar) measured on SwiftShader.
         if (!(worst <= 1e-4)) failures.push(`${preconditioner}: |P⁻¹ A_ii − I| = ${worst}`);
       } finally {
@@ -718,7 +787,91 @@ export const KERNEL_CHECKS = {
       sim.destroy();
     }
   },
+
+  /**
+   * The fused kernel's solve (fused-solve.wgsl: diagonalInverse, precondition, solve; fused-ops'
+   * jacobians, combine and product) on a program of its own (fusedSolveProgram): spring states
+   * at the perturbed quick cloth, b = v, then two iterations of CG from x = 0 for A = α M + β B +
+   * γ K (implicit Euler at h = 1/60 with Rayleigh damping, {@link kernelSystem}) — with the block
+   * and the scalar diagonal, and plain CG. The stored P⁻¹ against inverse × block = I (blocks
+   * assembled here from the spring states the kernel left in `work`), the iterate x₂ against the
+   * CPU's solveLinear on those states in float64, and the two iterations counted.
+   */
+  async fusedSolve(device: GPUDevice): Promise<string[]> {
+    const model = quickCloth(8, 5, [0, 7, 12, 20]);
+    model.particlePositions.set(perturbed(model));
+    model.particleVelocities.set(rhsFor(model));
+    const n = model.particleCount;
+    const system = kernelSystem();
+    const failures: string[] = [];
+    for (const [solver, preconditioner] of [
+      ['pcg', 'block'],
+      ['pcg', 'scalar'],
+      ['cg', 'block'],
+    ] as const) {
+      const what = solver === 'cg' ? 'cg' : preconditioner;
+      const implicit = resolveImplicitOptions('backward-euler', { solver, preconditioner, maxIterations: 2, tolerance: 1e-6 }); // prettier-ignore
+      const attempt = await fusedAttempt(device, model, fusedSolveProgram(system, implicit), { integrator: 'velocity-implicit-euler' }, 1e-3); // prettier-ignore
+      const { work } = attempt;
+      if (attempt.stats.newton.linearIterations !== 2 || attempt.stats.newton.linearSolves !== 1)
+        failures.push(`${what}: ${attempt.stats.newton.linearSolves} solves of ${attempt.stats.newton.linearIterations} iterations, not one of 2`); // prettier-ignore
+      // Spring states as the CPU's SpringStates: J = k g I + k (1 − g) n nᵀ.
+      const states = { force: new Float64Array(3 * model.springCount), direction: new Float64Array(3 * model.springCount), jacobian: new Float64Array(6 * model.springCount) }; // prettier-ignore
+      for (let k = 0; k < model.springCount; k++) {
+        const at = 4 * (2 * n + 2 * k);
+        const [x, y, z, f, kg, kn] = [work[at]!, work[at + 1]!, work[at + 2]!, work[at + 3]!, work[at + 4]!, work[at + 5]!]; // prettier-ignore
+        states.force.set([f * x, f * y, f * z], 3 * k);
+        states.direction.set([x, y, z], 3 * k);
+        states.jacobian.set([kg + kn * x * x, kg + kn * y * y, kg + kn * z * z, kn * x * y, kn * x * z, kn * y * z], 6 * k); // prettier-ignore
+      }
+      if (solver === 'pcg') {
+        const inverse = Float64Array.from({ length: 6 * n }, (_, k) => work[8 * Math.floor(k / 6) + [0, 1, 2, 4, 5, 6][k % 6]!]!); // prettier-ignore
+        const worst = inverseError(model, inverse, states, system, preconditioner);
+        if (!(worst <= 1e-4)) failures.push(`${what}: |P⁻¹ A_ii − I| = ${worst}`);
+      }
+      const m32: Model = { ...model, particlePositions: Float64Array.from(model.particlePositions, Math.fround), particleMass: Float64Array.from(model.particleMass, Math.fround) }; // prettier-ignore
+      const { work: cpuWork } = solverStorage(m32, (length) => new Float64Array(length), false);
+      const b = Float64Array.from(model.particleVelocities, Math.fround);
+      const reference = new Float64Array(b.length);
+      solveLinear(m32, states, system, { solver, preconditioner, maxIterations: 2, tolerance: 1e-12 }, b, reference, cpuWork); // prettier-ignore
+      const d = maxDifference(attempt.vector('s'), reference);
+      if (!(d <= 1e-5 * maxAbs(reference))) failures.push(`${what}: x₂: |GPU − CPU| = ${d}, ${d / maxAbs(reference)} of |x₂|`); // prettier-ignore
+    }
+    return failures;
+  },
 } satisfies Record<string, (device: GPUDevice) => Promise<string[]>>;
+
+/**
+ * An adaptive program whose attempt is one linear solve: the spring states at (x, v), b = v,
+ * s = A⁻¹ b for the constant system `system`, and a norm of two vectors nothing writes (an error
+ * of 0: the attempt is accepted, and x, v do not move).
+ */
+function fusedSolveProgram(
+  system: { mass: number; damping: number; stiffness: number },
+  implicit: ResolvedImplicitOptions,
+): Program {
+  // prettier-ignore
+  const tolerances = { relative: 0, absolutePosition: 1, absoluteVelocity: 1, positionWeight: 1, velocityWeight: 1, norm: 'max' } as const; // prettier-ignore
+  return {
+    rings: {},
+    setup: [],
+    startupSteps: 0,
+    startup: [],
+    step: [],
+    implicit,
+    adaptive: {
+      estimateOrder: 1,
+      first: [],
+      attempt: [
+        { op: 'jacobians', x: 'x', v: 'v' },
+        { op: 'combine', outputs: [{ to: 'b', terms: [[1, 'v']] }] },
+        { op: 'solve', rhs: 'b', to: 's', system: () => system },
+        { op: 'norm', error: ['e.x', 'e.v'], start: ['x', 'v'], end: ['x', 'v'], tolerances },
+      ],
+      accept: [],
+    },
+  };
+}
 
 /**
  * Two iterations of `solver` on the GPU from x = 0 (sim.kernels' solve, b from {@link rhsFor})
@@ -806,7 +959,8 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
   if (padding) failures.push(padding);
   const motion = maxDifference(cpu.positions, start);
   // At rest the state must stay exactly where it was (allowed = 0 below).
-  if (!STILL.has(c.scene ?? '') && !(motion >= MIN_MOTION))
+  // (A run halted at the minimum step may not have moved: the halt is compared instead.)
+  if (!STILL.has(c.scene ?? '') && !cpuSteps?.halted && !(motion >= MIN_MOTION))
     failures.push(`CPU run moved ${motion} m < ${MIN_MOTION} m`);
   const tolerance = c.tolerance ?? GPU_TOLERANCE;
   const allowed = tolerance * motion;
@@ -840,11 +994,49 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
   // Adaptive runs: the error norm decides every step, so the GPU must take the CPU's steps and
   // estimate the same last error (float32: ITERATION_SLACK relative). Not velocity-implicit-euler,
   // whose CPU path is another algorithm (see above).
-  if (cpuSteps && gpuSteps && c.options['integrator'] !== 'velocity-implicit-euler') {
+  if (cpuSteps && gpuSteps && (c.program || c.options['integrator'] !== 'velocity-implicit-euler')) {
     if (gpuSteps.accepted !== cpuSteps.accepted || gpuSteps.rejected !== cpuSteps.rejected)
       failures.push(`steps: GPU ${gpuSteps.accepted} accepted ${gpuSteps.rejected} rejected, CPU ${cpuSteps.accepted} and ${cpuSteps.rejected}`); // prettier-ignore
     if (!(Math.abs(gpuSteps.lastError - cpuSteps.lastError) <= ITERATION_SLACK * cpuSteps.lastError))
       failures.push(`last error estimate: GPU ${gpuSteps.lastError}, CPU ${cpuSteps.lastError}`);
+    failures.push(...controllerDifferences(gpuSteps.stats, cpuSteps.stats));
+    if (gpuSteps.halted !== cpuSteps.halted)
+      failures.push(`halted: GPU ${gpuSteps.halted}, CPU ${cpuSteps.halted}`);
+  }
+  return failures;
+}
+
+/**
+ * The step-size controller's statistics of an adaptive run on the GPU against the CPU's, the same
+ * program under the same controller: counts exactly (the CPU's float64 and the GPU's float32
+ * error norms decide each step alike, far from 1 on these runs), steps to {@link STEP_SLACK}
+ * relative, the largest error estimate to ITERATION_SLACK, and Newton's and CG's counts to
+ * ITERATION_SLACK (+ 1).
+ */
+function controllerDifferences(gpu: AdaptiveStats, cpu: AdaptiveStats): string[] {
+  const failures: string[] = [];
+  for (const key of [
+    'shrinksFromErrorControl',
+    'shrinksFromNewtonFailure',
+    'minStepViolations',
+    'accuracyMet',
+    'derivativeEvaluations',
+  ] as const)
+    // prettier-ignore
+    if (gpu[key] !== cpu[key]) failures.push(`${key}: GPU ${gpu[key]}, CPU ${cpu[key]}`);
+  for (const key of ['smallestStep', 'largestStep', 'nextStep'] as const)
+    if (gpu[key] !== cpu[key] && !(Math.abs(gpu[key] - cpu[key]) <= STEP_SLACK * Math.abs(cpu[key])))
+      failures.push(`${key}: GPU ${gpu[key]} s, CPU ${cpu[key]} s`);
+  if (!(Math.abs(gpu.maxErrorEstimate - cpu.maxErrorEstimate) <= ITERATION_SLACK * cpu.maxErrorEstimate))
+    failures.push(`maxErrorEstimate: GPU ${gpu.maxErrorEstimate}, CPU ${cpu.maxErrorEstimate}`);
+  const counts = ['iterations', 'errorEstimatorIterations', 'linearSolves', 'linearIterations', 'maxLinearIterations', 'unconvergedLinearSolves', 'failedSolves'] as const; // prettier-ignore
+  for (const key of counts) {
+    const [g, c] = [gpu.newton[key], cpu.newton[key]];
+    if (
+      Math.abs(g - c) >
+      ITERATION_SLACK * c + (key.startsWith('unconverged') || key === 'failedSolves' ? 0 : 1)
+    )
+      failures.push(`newton.${key}: GPU ${g}, CPU ${c}`);
   }
   return failures;
 }
