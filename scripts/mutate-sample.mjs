@@ -6,16 +6,21 @@
 // mutation analysis have to be, anyway?", found ~1,000 random mutants estimate a full run's
 // score to ±1–2 %). The interval is Wilson's 95 % score interval for a binomial proportion.
 //
-// Usage: node scripts/mutate-sample.mjs --size 300 [--seed 1] [--run] [--of reports/mutation/ts-sample.json]
+// Usage: node scripts/mutate-sample.mjs --size 300 [--seed 1] [--from 0] [--run] [--of reports/mutation/ts-sample.json]
+//   --from: skip the first draws of the seed's random order: --from 0 --size 100, then --from 100
+//     --size 100, … are chunks whose union is the sample --size 200, … (each run on its own).
 //   (no --run): enumerate the mutants (Stryker's own instrumenter, the patterns of
 //     stryker.config.mjs), draw --size of them with the seeded generator, write
 //     reports/mutation/ts-sample.json (file, location, mutator, replacement of each).
+//   --of: the sample's file (default reports/mutation/ts-sample.json); drawn unless --run finds it.
 //   --run: then run Stryker on the sample's locations (WEFT_MUTATE_SAMPLE: stryker.config.mjs
 //     mutates only those ranges; a range also yields the mutants nested in it, which run but are
 //     not counted) and score the sampled mutants from reports/mutation/mutation.json.
-//   --score: only score an existing mutation.json against the sample (--of).
+//   --score: only score an existing mutation.json against the sample (--of); writes the sample
+//     with each mutant's status as <sample>-result.json.
+//   --merge a-result.json b-result.json …: the score of chunks' results taken together.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
@@ -23,12 +28,15 @@ import { CORE_PATTERNS } from '../stryker.config.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const SAMPLE = join(ROOT, 'reports', 'mutation', 'ts-sample.json');
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     size: { type: 'string', default: '300' },
     seed: { type: 'string', default: '1' },
+    from: { type: 'string', default: '0' },
     run: { type: 'boolean', default: false },
     score: { type: 'boolean', default: false },
+    merge: { type: 'boolean', default: false },
     of: { type: 'string', default: SAMPLE },
   },
 });
@@ -82,7 +90,7 @@ function generator(seed) {
   };
 }
 
-async function draw(size, seed) {
+async function draw(size, seed, from, path) {
   const { files, mutants } = await enumerate();
   const random = generator(seed);
   const order = mutants.map((_, i) => i);
@@ -91,7 +99,7 @@ async function draw(size, seed) {
     [order[i], order[j]] = [order[j], order[i]];
   }
   const chosen = order
-    .slice(0, size)
+    .slice(from, from + size)
     .sort((a, b) => a - b)
     .map((i) => {
       const { fileName, location, mutatorName, replacement } = mutants[i];
@@ -101,10 +109,18 @@ async function draw(size, seed) {
     cwd: ROOT,
     encoding: 'utf8',
   }).trim();
-  const sample = { commit, seed, population: mutants.length, files, size: chosen.length, mutants: chosen };
-  writeFileSync(SAMPLE, JSON.stringify(sample, null, 1) + '\n');
+  const sample = {
+    commit,
+    seed,
+    from,
+    population: mutants.length,
+    files,
+    size: chosen.length,
+    mutants: chosen,
+  };
+  writeFileSync(path, JSON.stringify(sample, null, 1) + '\n');
   console.log(
-    `${mutants.length} mutants in ${files} files at ${commit}; drew ${chosen.length} (seed ${seed}) → ${relative(ROOT, SAMPLE)}`,
+    `${mutants.length} mutants in ${files} files at ${commit}; drew ${chosen.length} (seed ${seed}, draws ${from}–${from + chosen.length - 1}) → ${relative(ROOT, path)}`,
   );
 }
 
@@ -133,38 +149,41 @@ function score(samplePath) {
       results.set(key(file, loc, m.mutatorName, m.replacement), m);
     }
   }
-  const tally = {};
-  const survivors = [];
-  for (const m of sample.mutants) {
+  const statuses = sample.mutants.map((m) => {
     const result = results.get(key(m.file, m.location, m.mutatorName, m.replacement));
-    const status = result?.status ?? 'NotRun';
-    tally[status] = (tally[status] ?? 0) + 1;
-    if (status === 'Survived' || status === 'NoCoverage') survivors.push({ ...m, status, id: result.id });
-  }
+    return { ...m, status: result?.status ?? 'NotRun', id: result?.id };
+  });
+  const out = samplePath.replace(/\.json$/, '-result.json');
+  writeFileSync(out, JSON.stringify({ ...sample, mutants: statuses }, null, 1) + '\n');
+  summarize([{ ...sample, mutants: statuses }]);
+}
+
+/** Prints the score of chunk results (each the output of score()) taken together. */
+function summarize(chunks) {
+  const mutants = chunks.flatMap((c) => c.mutants);
+  const tally = {};
+  for (const m of mutants) tally[m.status] = (tally[m.status] ?? 0) + 1;
   const detected = (tally.Killed ?? 0) + (tally.Timeout ?? 0);
   const valid = detected + (tally.Survived ?? 0) + (tally.NoCoverage ?? 0);
   const [low, high] = wilson(detected, valid);
   const pct = (x) => `${(100 * x).toFixed(1)} %`;
-  console.log(
-    `sample of ${sample.size} (seed ${sample.seed}, ${sample.population} mutants at ${sample.commit}):`,
-    tally,
-  );
+  const { seed, population, commit } = chunks[0];
+  console.log(`${mutants.length} sampled mutants (seed ${seed}; ${population} mutants at ${commit}):`, tally);
   console.log(
     `score ${detected}/${valid} = ${pct(detected / valid)}, 95 % interval ${pct(low)}–${pct(high)}`,
   );
-  for (const s of survivors) {
+  for (const s of mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')) {
     console.log(
       `  ${s.status} ${s.file}:${s.location.start.line + 1} ${s.mutatorName} → ${s.replacement.slice(0, 90)}`,
     );
   }
-  const out = samplePath.replace(/\.json$/, '-result.json');
-  const summary = { tally, detected, valid, score: detected / valid, interval95: [low, high], survivors };
-  writeFileSync(out, JSON.stringify(summary, null, 1) + '\n');
 }
 
-if (values.score) score(values.of);
+if (values.merge) summarize(positionals.map((path) => JSON.parse(readFileSync(path, 'utf8'))));
+else if (values.score) score(values.of);
 else {
-  if (values.of === SAMPLE) await draw(Number(values.size), Number(values.seed));
+  if (!values.run || !existsSync(values.of))
+    await draw(Number(values.size), Number(values.seed), Number(values.from), values.of);
   if (values.run) {
     const run = spawnSync('npx', ['stryker', 'run'], {
       cwd: ROOT,
