@@ -5,6 +5,7 @@
  */
 import type { Op } from '../../integrators/program.ts';
 import type { GpuContacts } from './contact-ops.ts';
+import type { GpuBending } from './bending-ops.ts';
 import type { Model } from '../../model/model.ts';
 import { dispatchSize, type bufferFactory } from './gpu-common.ts';
 import type { KernelName } from './kernels.ts';
@@ -70,6 +71,8 @@ export interface ExecutorServices {
   compile(ops: readonly Op[], heads: Map<string, number>, out: Compiled[]): void;
   /** Contacts with the model's colliders (null without colliders). */
   readonly contacts: GpuContacts | null;
+  /** Dihedral bending on the model's hinges (null without bending). */
+  readonly bending: GpuBending | null;
 }
 
 /** Encodes the dispatches of `list` (markers ignored); returns how many. */

@@ -45,6 +45,7 @@ import {
 import { GpuImplicitOps } from './implicit-ops.ts';
 import { GpuContacts } from './contact-ops.ts';
 import { GpuAero } from './aero-ops.ts';
+import { GpuBending } from './bending-ops.ts';
 import { GpuCorrectorOps } from './corrector-ops.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
 import type { GpuProfiler, Profiled } from './profiler.ts';
@@ -70,6 +71,8 @@ export class WebGpuExecutor implements ExecutorServices {
   readonly contacts: GpuContacts | null;
   /** Wind on the model's triangles (null without wind). */
   readonly aero: GpuAero | null;
+  /** Dihedral bending on the model's hinges (null without bending). */
+  readonly bending: GpuBending | null;
   /** The implicit ops (programs with a linear system only). */
   readonly implicit: GpuImplicitOps | null;
   readonly create: ReturnType<typeof bufferFactory>;
@@ -140,6 +143,7 @@ export class WebGpuExecutor implements ExecutorServices {
     this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
     this.contacts = model.colliders.length > 0 ? new GpuContacts(this) : null;
     this.aero = model.wind ? new GpuAero(this) : null;
+    this.bending = model.bending ? new GpuBending(this) : null;
     this.implicit = program.implicit ? new GpuImplicitOps(this, program, checkEvery) : null;
   }
 
@@ -215,7 +219,7 @@ export class WebGpuExecutor implements ExecutorServices {
         const buffer = this.uniform('programGather', 'EvalOp', () => ({ rayleighMass: op.rayleighMass }));
         if (this.model.springCount > 0)
           out.push(this.dispatch('programForces', 'forces', 'springs', {}, refs));
-        out.push(this.dispatch('programGather', 'gather', 'particles', { op: buffer }, refs));
+        out.push(this.dispatch('programGather', 'gather', 'particles', { op: buffer }, refs), ...(this.bending?.evaluate(refs) ?? [])); // prettier-ignore
       } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
       else if (op.op === 'norm') out.push(this.norm(op, heads));
       else if (op.op === 'correct') this.corrector!.compile(heads, out);
@@ -316,13 +320,7 @@ export class WebGpuExecutor implements ExecutorServices {
    * readNorm() maps them and finishes the norm as the CPU's errorNorm does.
    */
   encodeNormReadback(encoder: GPUCommandEncoder): void {
-    encoder.copyBufferToBuffer(
-      this.shared['partials']!,
-      0,
-      this.partialReadback,
-      0,
-      this.partialReadback.size,
-    );
+    encoder.copyBufferToBuffer(this.shared['partials']!, 0, this.partialReadback, 0, this.partialReadback.size); // prettier-ignore
   }
 
   async readNorm(norm: 'rms' | 'max'): Promise<number> {

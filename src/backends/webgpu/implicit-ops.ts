@@ -106,6 +106,8 @@ export class GpuImplicitOps {
       levelGroupsFull: this.multigrid?.levelGroupsFull ?? x.create('noLevelGroupsFull', 16, storage),
       // cg-init and cg-step read the contact normals when a solve is constrained.
       contactNormals: x.contacts?.contactNormals ?? x.create('noContactNormals', 16, storage),
+      // system-diagonal.wgsl adds bending's blocks (withBending = 1) from here.
+      bendingDiagonal: x.bending?.diagonal ?? x.create('noBendingDiagonal', 16, storage),
     };
   }
 
@@ -187,12 +189,12 @@ export class GpuImplicitOps {
     const ref = (name: string): number => this.x.reference(name, heads);
     switch (op.op) {
       case 'jacobians':
-        out.push(this.kernel('springJacobians', 'springs', { xRef: ref(op.x), vRef: ref(op.v) }));
+        out.push(this.kernel('springJacobians', 'springs', { xRef: ref(op.x), vRef: ref(op.v) }), ...(this.x.bending ? [this.x.bending.jacobians(ref(op.x), ref(op.v))] : [])); // prettier-ignore
         return;
       case 'rhs': {
         const coefficients = this.x.uniform('implicitRhs', 'RhsCoefficients', (h) => ({ ...op.coefficients(h) }), true);
         const refs = { vRef: ref(op.v), aRef: ref(op.a), extraRef: ref(op.extra), toRef: ref(op.to) };
-        out.push(this.kernel('implicitRhs', 'particles', refs, { coefficients }));
+        out.push(this.kernel('implicitRhs', 'particles', refs, { coefficients }), ...(this.x.bending?.rhs(op, refs, this.bound['solver']!) ?? [])); // prettier-ignore
         return;
       }
       case 'solve':
@@ -212,8 +214,15 @@ export class GpuImplicitOps {
       case 'contactForces': {
         // `contacts` constrains the next solve; `contactForces` needs A Δv with the last one's system.
         this.constrainNext = op.op === 'contacts';
-        const product = (inputRef: number, productRef: number): Dispatch => this.kernel('systemProduct', 'particles', { inputRef, productRef }, { solver: this.lastSolver! }); // prettier-ignore
-        out.push(...this.x.contacts!.compileSolveOp(op, heads, product));
+        // contactForces' A Δv comes first in its list: bending's part of it follows it.
+        let bent: Dispatch[] = [];
+        const product = (inputRef: number, productRef: number): Dispatch => {
+          const [springs, ...rest] = this.product({ inputRef, productRef }, this.lastSolver!);
+          bent = rest;
+          return springs!;
+        };
+        const [first, ...after] = this.x.contacts!.compileSolveOp(op, heads, product);
+        out.push(...(first ? [first, ...bent] : []), ...after);
         return;
       }
       default:
@@ -238,17 +247,22 @@ export class GpuImplicitOps {
     if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver, constrained);
     const v = this.solverVectors();
     const list: Compiled[] = [this.kernel('systemBlocks', 'springs', {}, { solver })];
-    if (o.solver !== 'cg') list.push(this.kernel('systemDiagonal', 'particles', {}, { solver }));
+    if (o.solver !== 'cg') list.push(...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending ? 1 : 0 }, { solver })); // prettier-ignore
     list.push(...this.start(rhsRef, solutionRef, solver, constrained));
     if (o.solver === 'jacobi') {
-      const iteration = indirectBy([this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: v.w }, { solver }), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
+      const iteration = indirectBy([...this.product({ inputRef: solutionRef, productRef: v.w }, solver), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
       return this.iterate(list, iteration);
     }
     // Constrained: w = S A u (the reduction's u·A u is the same, u being filtered).
-    const product = [this.kernel('systemProduct', 'particles', { inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, { solver }), ...this.filtered(v.w, constrained)]; // prettier-ignore
+    const product = [...this.product({ inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, solver), ...this.filtered(v.w, constrained)]; // prettier-ignore
     list.push(...indirectBy(product, { particles: this.counts.cg }), this.firstCheck(constrained));
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: v.u, constrained }, { solver }); // prettier-ignore
     return this.iterate(list, [...indirectBy([step, ...product], { particles: this.counts.cg }), this.scalars('CG_NEXT')]); // prettier-ignore
+  }
+
+  /** q = A p by system-product.wgsl (refs: inputRef p, productRef q, …), then bending's part of A p. */
+  private product(refs: Record<string, number>, solver: GPUBuffer): Dispatch[] {
+    return [this.kernel('systemProduct', 'particles', refs, { solver }), ...(this.x.bending?.product(solver, refs['inputRef']!, refs['productRef']!) ?? [])]; // prettier-ignore
   }
 
   /** The contact filter of arena vector `ref` in a constrained solve (none otherwise). */
@@ -287,8 +301,7 @@ export class GpuImplicitOps {
     const v = this.solverVectors();
     const warm = this.options.warmStart || constrained === 1;
     const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained }, { solver }); // prettier-ignore
-    const product = this.kernel('systemProduct', 'particles', { inputRef: solutionRef, productRef: v.w }, { solver }); // prettier-ignore
-    return [...(warm ? [product] : []), init, this.scalars('CG_START')];
+    return [...(warm ? this.product({ inputRef: solutionRef, productRef: v.w }, solver) : []), init, this.scalars('CG_START')]; // prettier-ignore
   }
 
   /**
@@ -309,7 +322,7 @@ export class GpuImplicitOps {
     const cycle = mg.vcycle(v.r, this.x.reference('mg.x'), this.x.reference('mg.y'));
     // Constrained: u = S V(r) and w = S A u.
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
-    const product = [mg.product(cycle.z, v.w, v.r), ...this.filtered(v.w, constrained)];
+    const product = [mg.product(cycle.z, v.w, v.r), ...(this.x.bending?.product(solver, cycle.z, v.w) ?? []), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),

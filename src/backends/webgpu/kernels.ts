@@ -42,6 +42,12 @@ import fusedOps from '../../../shaders/fused-ops.wgsl?raw';
 import fusedSolve from '../../../shaders/fused-solve.wgsl?raw';
 import fusedController from '../../../shaders/fused-controller.wgsl?raw';
 import fusedMain from '../../../shaders/fused-adaptive.wgsl?raw';
+import bendingCommon from '../../../shaders/bending-common.wgsl?raw';
+import bendingHinges from '../../../shaders/bending-hinges.wgsl?raw';
+import bendingGather from '../../../shaders/bending-gather.wgsl?raw';
+import bendingTerms from '../../../shaders/bending-terms.wgsl?raw';
+import bendingProduct from '../../../shaders/bending-product.wgsl?raw';
+import bendingDiagonal from '../../../shaders/bending-diagonal.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -80,13 +86,19 @@ const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond, 
 /** Wind: program-vectors.wgsl prepended (wind-clock does not use it). */
 const AERO = { aeroTriangles, aeroGather, windClock };
 
+/** Dihedral bending: bending-common.wgsl prepended (after implicit-common.wgsl for the solver's). */
+const BENDING = { bendingHinges, bendingGather };
+const BENDING_IMPLICIT = { bendingTerms, bendingProduct, bendingDiagonal };
+
 export type KernelName =
   | keyof typeof EXPLICIT
   | keyof typeof IMPLICIT
   | keyof typeof PROGRAM
   | keyof typeof MULTIGRID
   | keyof typeof CONTACT
-  | keyof typeof AERO;
+  | keyof typeof AERO
+  | keyof typeof BENDING
+  | keyof typeof BENDING_IMPLICIT;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
@@ -108,6 +120,14 @@ export function kernels(): Record<KernelName, KernelLayout> {
     ...Object.entries({ ...PROGRAM, ...AERO }).map(([name, source]) => [
       name,
       reflectKernel(`${common}\n${programVectors}\n${source}`),
+    ]),
+    ...Object.entries(BENDING).map(([name, source]) => [
+      name,
+      reflectKernel(`${common}\n${programVectors}\n${bendingCommon}\n${source}`),
+    ]),
+    ...Object.entries(BENDING_IMPLICIT).map(([name, source]) => [
+      name,
+      reflectKernel(`${common}\n${programVectors}\n${implicitCommon}\n${bendingCommon}\n${source}`),
     ]),
     ...Object.entries(CONTACT).map(([name, source]) => [
       name,
