@@ -28,14 +28,15 @@ function log(line: Record<string, unknown>): void {
 /**
  * The cases that can reach a shader's kernels (a mutant elsewhere cannot change a case that never
  * compiles it): the multigrid kernels run only on multigrid cases, the fused adaptive kernel only
- * on fused runs, the wind's only with wind, the contacts' only with colliders; every other shader
- * may reach every case.
+ * on fused runs, the wind's only with wind, the contacts' only with colliders, the strain limit's
+ * only with strain limits; every other shader may reach every case.
  */
 function relevant(file: string, label: string): boolean {
   if (file.startsWith('mg-')) return label.includes('multigrid');
   if (file.startsWith('fused-')) return label.includes('fused');
   if (file.startsWith('aero-') || file === 'wind-clock.wgsl') return label.includes('wind');
   if (file.startsWith('contact-') || file.startsWith('collider')) return /collider|sphere/.test(label);
+  if (file === 'strain-correction.wgsl') return label.includes('strain');
   return true;
 }
 

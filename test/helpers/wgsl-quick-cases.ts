@@ -35,6 +35,7 @@ import {
   createModel,
   createSimulation,
   withColliders,
+  withStrainLimit,
   withWind,
   type ColliderPose,
   type Model,
@@ -53,9 +54,12 @@ import {
   WebGpuImplicitSimulation,
 } from '../../src/internal.ts';
 import { THICKNESS } from './cloth-on-sphere.ts';
+import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES } from '../../src/model/wind.ts';
 import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
+import { reversedReductions } from './wgsl-race-cases.ts';
 import type { Program } from '../../src/integrators/program.ts';
 import type { ResolvedImplicitOptions } from '../../src/integrators/implicit-options.ts';
+import { encodeDispatches, type Compiled } from '../../src/backends/webgpu/dispatch.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
 
 /** One quick case; plain data. */
@@ -262,6 +266,56 @@ function leavingPlane(): Model {
   return createModel({ positions: [0, 0.0635, 0, 1, 0.0635, 0, 2, 0.0625, 0, 3, 1, 0], velocities: [0, 1e-5, 0, 0, 1e-8, 0, 0, 1e-5, 0, 0, -1, 0], masses: [0.1, 0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
 }
 
+/**
+ * Particles over a plane (y = 0, thickness 0.0625 m) at h = 1/64 s under |g| = 8 m/s², for one
+ * implicit Euler step, each on a threshold of contact-detect.wgsl exactly (every value below is
+ * exact in float32 and float64): moving away at 1e-5 m/s 1/1024 m above (free: faster than
+ * 1e-6 h |g| = 1.25e-7 m/s, slower than 1e-6 |g| / h); moving away at exactly WGSL's float32
+ * threshold, f32(1e-6) h |g| (held: not faster; the CPU's float64 threshold is above it, so
+ * both hold it); at a gap of exactly 0 moving away (free: a gap of 0 is outside); at a gap of
+ * exactly the reach h |v| + h² |g|, sliding at 0.5 m/s (not within it: free); and one falling
+ * from 1 m (the motion). One step: over a second one, each of these ends on the surface either
+ * way, which hid the mutants of these thresholds.
+ */
+function contactThresholds(): Model {
+  const colliders = [
+    { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5, thickness: 0.0625 },
+  ];
+  const threshold = Math.fround(1e-6) / 8; // f32(1e-6) × (1/64) × 8, exact
+  const above = 0.0625 + 2 ** -10;
+  const positions = [0, above, 0, 1, above, 0, 2, 0.0625, 0, 3, 0.0625 + 2 ** -7 + 2 ** -9, 0, 4, 1, 0];
+  const velocities = [0, 1e-5, 0, 0, threshold, 0, 0, 1e-5, 0, 0.5, 0, 0, 0, -1, 0];
+  return createModel({ positions, velocities, masses: [0.1, 0.1, 0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, gravity: [0, -8, 0], colliders: colliders as never }); // prettier-ignore
+}
+
+/**
+ * The quick cloth with masses from 0.05 to 0.15 kg (so that each spring's correction splits
+ * unevenly, w_i / (w_i + w_j) ≠ ½) and a strain limit of 1 % in 3 sweeps: its initial speeds
+ * stretch most springs past it within the first steps.
+ */
+function strainCloth(): Model {
+  const model = quickCloth();
+  for (let i = 0; i < model.particleCount; i++) {
+    if (model.particleFixed[i]) continue;
+    model.particleMass[i] = 0.1 + 0.05 * Math.sin(2.1 * i + 0.5);
+    model.particleInvMass[i] = 1 / model.particleMass[i]!;
+  }
+  return withStrainLimit(model, { maxStretch: 0.01, iterations: 1 });
+}
+
+/**
+ * strain-correction.wgsl at its ties, one sweep after one symplectic Euler step that moves nothing
+ * (no stiffness, no gravity, at rest; every value exact in float32): particle 1 has one spring at
+ * exactly (1 + τ) L (no excess: not counted in its mean) and one over-stretched by 0.25 m; particle
+ * 2 two over-stretched springs, one to a fixed particle (its whole correction on 2); particles 3
+ * and 4, both fixed, an over-stretched spring between them (no correction, not 0/0).
+ */
+function strainTies(): Model {
+  const positions = [0, 0, 0, 0.125, 0, 0, 0.5, 0, 0, 0.5, 0.5, 0, 0.5, 1, 0];
+  const model = createModel({ positions, masses: [0.1, 0.2, 0.4, 0.1, 0.1], fixed: [3, 4], springPairs: [0, 1, 1, 2, 2, 3, 3, 4], springStiffness: 0, springRestLengths: [0.0625, 0.0625, 0.125, 0.125], gravity: [0, 0, 0] }); // prettier-ignore
+  return withStrainLimit(model, { maxStretch: 1, iterations: 1 });
+}
+
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
 const STILL: ReadonlySet<string> = new Set(['rest', 'origin', 'still']);
 
@@ -276,7 +330,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, ties: colliderTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -388,6 +442,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // sphere under the cloth rising.
   { label: 'symplectic-euler colliders at their ties', kind: 'fixed', scene: 'ties', options: { integrator: 'symplectic-euler', dt: H }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, particles leaving a plane', kind: 'fixed', scene: 'leaving', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
+  // One step each: a second one ends every variant of these ties on the surface alike.
+  { label: 'symplectic-euler colliders at their ties, one step', kind: 'fixed', scene: 'ties', options: { integrator: 'symplectic-euler', dt: H }, steps: 1, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg colliders, contact thresholds at their ties, one step', kind: 'fixed', scene: 'thresholds', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 2, pose: { a: [-1.5, 0.02, -0.32], b: [-1.47, 0.06, 0.3] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'freeSphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
   // Wind (aero-triangles, aero-gather, wind-clock) after explicit evaluations and in implicit right-hand sides.
@@ -395,14 +452,21 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // … and waves dominating the motion, to 3e-4 of it (measured 1e-4 on the velocities: float32
   // arithmetic against the CPU's float64 on float32 storage), so the sine's own terms count.
   { label: 'symplectic-euler wind gusts', kind: 'fixed', scene: 'gusts', options: { integrator: 'symplectic-euler', dt: H }, steps: 40, tEnd: 0, tolerance: 3e-4 }, // prettier-ignore
+  { label: 'wind: the turbulence\'s sine at chosen arguments', kind: 'kernel', check: 'windSine', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler wind, still air', kind: 'fixed', scene: 'still', options: { integrator: 'symplectic-euler', dt: H }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg wind', kind: 'fixed', scene: 'wind', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
+  // Strain limits (strain-correction.wgsl and its combines) after explicit and implicit steps, and at its ties.
+  { label: 'symplectic-euler strain limit', kind: 'fixed', scene: 'strain', options: { integrator: 'symplectic-euler', dt: 4 * H, rayleighMass: 0.5 }, steps: 3, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg strain limit', kind: 'fixed', scene: 'strain', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
+  { label: 'symplectic-euler strain limit at its ties', kind: 'fixed', scene: 'strainTies', options: { integrator: 'symplectic-euler', dt: 0.5 }, steps: 1, tEnd: 0 }, // prettier-ignore
   // Kernel-level checks against identities and the CPU's V-cycle (see KERNEL_CHECKS).
   { label: 'system-diagonal: inverse × block = I', kind: 'kernel', check: 'inverseDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'cg-init: the start of CG', kind: 'kernel', check: 'cgStart', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'two CG and PCG iterations = the CPU\'s', kind: 'kernel', check: 'iterations', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'reductions with their threads reversed: the same partial sums', kind: 'kernel', check: 'reductions', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'Newton norms: ‖q₀‖² = Σ x²', kind: 'kernel', check: 'newtonNorms', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid V-cycle: two CG iterations = the CPU\'s', kind: 'kernel', check: 'vcycle', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'multigrid restriction: what it writes', kind: 'kernel', check: 'mgRestrict', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
   // at this size) and per attempt (program-norm, program-control and the program kernels); rk45
   // with Drake's error control (the default: max norm, absolute), step doubling with Hairer's
@@ -839,6 +903,143 @@ export const KERNEL_CHECKS = {
     }
     return failures;
   },
+
+  /**
+   * The turbulence's own sine (aero-triangles.wgsl accurateSin: its 2π reduction, the fold onto
+   * [−π/2, π/2] and the Taylor terms to x¹¹) at chosen arguments, read off the drag of one
+   * symplectic Euler step. Triangles of three free particles each, at rest, no gravity, lift 0,
+   * in a wind of mean 0 and waves of a = 8 m/s with k = 1/m, so that at t = 0 component i of the
+   * wind at centroid c is a sin(d_i·c + φ_i): each centroid is solved here for three arguments,
+   * and three triangles there, facing x, y and z, feel ½ ρ C_d A |u_n| u_n with u_n = a sin of
+   * one of them. From the step's Δv = h F / (3 m) the sine is recovered and compared with
+   * Math.sin: within 6e-7 (float32 drag; measured below 2e-7) plus the arguments' float32
+   * rounding times |cos|. The arguments sit near ±π/2 (the fold's edge and the largest reduced
+   * value, where the x¹¹ term is 1.8e-6 and the rounding of the argument does not count), past
+   * it (folded), near ±π, and past ±2π (reduced).
+   */
+  async windSine(device: GPUDevice): Promise<string[]> {
+    const near = Math.PI / 2 - 1e-3;
+    const triples = [
+      [near, -near, Math.PI / 2 + 1e-3],
+      [3.0, -3.0, 1.0],
+      [2 * Math.PI + near, -2 * Math.PI - near, -Math.PI / 2 - 1e-3],
+      [4.0, 0.3, -1.3],
+      [2.2, -2.2, 2 * Math.PI + 3.0],
+    ];
+    const d = TURBULENCE_DIRECTIONS;
+    const phases = TURBULENCE_PHASES;
+    const [h, mass, a, size] = [1 / 64, 0.25, 8, 0.25];
+    // The three corners' offsets from the centroid for a triangle facing axis `axis` (unit normal e_axis).
+    const corners = (axis: number): number[][] => {
+      const [p, q] = [(axis + 1) % 3, (axis + 2) % 3];
+      return [[-1, -1], [2, -1], [-1, 2]].map(([u, w]) => {
+        const offset = [0, 0, 0];
+        offset[p] = (u! * size) / 3;
+        offset[q] = (w! * size) / 3;
+        return offset;
+      });
+    }; // prettier-ignore
+    const positions: number[] = [];
+    const expected: { axis: number; arg: number; triangle: number }[] = [];
+    for (const args of triples) {
+      // d_i · c = args_i − φ_i, a 3 × 3 solve (Cramer).
+      const rhs = args.map((x, i) => x - phases[i]!);
+      const det = (m: readonly (readonly number[])[]): number =>
+        m[0]![0]! * (m[1]![1]! * m[2]![2]! - m[1]![2]! * m[2]![1]!) - m[0]![1]! * (m[1]![0]! * m[2]![2]! - m[1]![2]! * m[2]![0]!) + m[0]![2]! * (m[1]![0]! * m[2]![1]! - m[1]![1]! * m[2]![0]!); // prettier-ignore
+      const c = [0, 1, 2].map((j) => det(d.map((row, i) => row.map((x, k) => (k === j ? rhs[i]! : x)))) / det(d)); // prettier-ignore
+      for (let axis = 0; axis < 3; axis++) {
+        expected.push({ axis, arg: 0, triangle: positions.length / 9 });
+        for (const offset of corners(axis)) positions.push(...c.map((x, k) => x + offset[k]!));
+      }
+    }
+    const count = positions.length / 3;
+    const triangles = Array.from({ length: count }, (_, k) => k);
+    const model = createModel({ positions, masses: Array.from({ length: count }, () => mass), springPairs: [], springStiffness: 0, triangles, gravity: [0, 0, 0], wind: { velocity: [0, 0, 0], density: 1, drag: 2, lift: 0, turbulence: a, turbulenceWavelength: 2 * Math.PI } }); // prettier-ignore
+    const sim = await createSimulation(model, { integrator: 'symplectic-euler', dt: h, backend: 'webgpu', device }); // prettier-ignore
+    const failures: string[] = [];
+    try {
+      sim.step(1);
+      const { velocities } = await sim.readState();
+      const x = Float64Array.from(model.particlePositions, Math.fround);
+      for (const { axis, triangle } of expected) {
+        const at = 9 * triangle;
+        const centroid = [0, 1, 2].map((k) => (x[at + k]! + x[at + 3 + k]! + x[at + 6 + k]!) / 3);
+        const arg = d[axis]!.reduce((sum, dk, k) => sum + dk * centroid[k]!, 0) + phases[axis]!;
+        const e1 = [0, 1, 2].map((k) => x[at + 3 + k]! - x[at + k]!);
+        const e2 = [0, 1, 2].map((k) => x[at + 6 + k]! - x[at + k]!);
+        const area = 0.5 * Math.abs(e1[(axis + 1) % 3]! * e2[(axis + 2) % 3]! - e1[(axis + 2) % 3]! * e2[(axis + 1) % 3]!); // prettier-ignore
+        // F_n = ½ ρ C_d A |u_n| u_n (½ ρ C_d = 1) from each corner's Δv = h F / (3 m).
+        for (let corner = 0; corner < 3; corner++) {
+          const force = (3 * mass * velocities[at + 3 * corner + axis]!) / h;
+          const sine = (Math.sign(force) * Math.sqrt(Math.abs(force) / area)) / a;
+          const allowed = 6e-7 + 3e-7 * (Math.abs(arg) + Math.hypot(...centroid)) * Math.abs(Math.cos(arg));
+          if (!(Math.abs(sine - Math.sin(arg)) <= allowed))
+            failures.push(`sin(${arg.toFixed(4)}): GPU ${sine}, Math.sin ${Math.sin(arg)} (allowed ${allowed.toExponential(1)})`); // prettier-ignore
+        }
+      }
+    } finally {
+      sim.destroy();
+    }
+    return failures.slice(0, 3);
+  },
+
+  /**
+   * mg-restrict.wgsl writes b_c of its coarse level and nothing else of mgVectors, dispatch by
+   * dispatch: on the 12 × 10 cloth (levels of 120, 29 and 7 nodes) each restriction of a V-cycle
+   * runs alone on a buffer of sentinels, and every entry outside its coarse level's b must keep
+   * its sentinel. (Run as part of the V-cycle, a thread past the coarse count writes entry
+   * coarseB + count — level 2's b, or level 1's x, the very residual the restriction is reading:
+   * later passes overwrite it, and SwiftShader's in-order SIMD groups read it before it is
+   * written, so only its footprint shows it.)
+   */
+  async mgRestrict(device: GPUDevice): Promise<string[]> {
+    const model = quickCloth(12, 10);
+    const { sim } = await kernelSim(device, model, {
+      solver: 'multigrid',
+      maxIterations: 1,
+      tolerance: 1e-6,
+    });
+    const failures: string[] = [];
+    try {
+      // A solve first: the levels' operators, so that every buffer a restriction binds is set.
+      sim.kernels.write('rhs', rhsFor(model));
+      await sim.kernels.run('solve');
+      type Level = { nodeCount: number; vectors: readonly number[] };
+      type Multigrid = { levels: Level[]; bound: Record<string, GPUBuffer>; levelGroups: GPUBuffer; levelGroupsFull: GPUBuffer; vcycle(b: number, x: number, y: number): { list: Compiled[] } }; // prettier-ignore
+      const executor = (sim as unknown as { executor: { implicit: unknown; reference(name: string): number; workgroupSize: number } }).executor; // prettier-ignore
+      const mg = (executor.implicit as { multigrid: Multigrid }).multigrid;
+      const vectors = mg.bound['mgVectors']!;
+      const restrictions = mg
+        .vcycle(executor.reference('b'), executor.reference('mg.x'), executor.reference('mg.y'))
+        .list.filter((d) => d.kind === 'dispatch' && d.label === 'mgRestrict');
+      if (mg.levels.length !== 3 || restrictions.length !== 2)
+        failures.push(`${mg.levels.length} levels, ${restrictions.length} restrictions (expected 3 and 2)`);
+      const sentinels = Float32Array.from({ length: vectors.size / 4 }, (_, k) => 1000 + k);
+      for (const [k, restriction] of restrictions.entries()) {
+        const level = mg.levels[k + 1]!;
+        device.queue.writeBuffer(vectors, 0, sentinels);
+        const encoder = device.createCommandEncoder();
+        // The coarse levels' indirect counts, as a running solve has them.
+        encoder.copyBufferToBuffer(mg.levelGroupsFull, 0, mg.levelGroups, 0, mg.levelGroupsFull.size);
+        const pass = encoder.beginComputePass();
+        encodeDispatches(pass, [restriction], executor.workgroupSize, device.limits);
+        pass.end();
+        device.queue.submit([encoder.finish()]);
+        const bytes = await readBuffer(device, vectors);
+        const after = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+        const [first, end] = [4 * level.vectors[0]!, 4 * (level.vectors[0]! + level.nodeCount)];
+        const changed = after.findIndex((value, e) => (e < first || e >= end) && value !== sentinels[e]);
+        if (changed >= 0)
+          failures.push(`the restriction to level ${k + 1} (b at ${level.vectors[0]}, ${level.nodeCount} nodes) wrote mgVectors[${Math.floor(changed / 4)}]`); // prettier-ignore
+      }
+    } finally {
+      sim.destroy();
+    }
+    return failures;
+  },
+
+  /** The tree reductions with their threads run in reverse order (test/helpers/wgsl-race-cases.ts). */
+  reductions: reversedReductions,
 } satisfies Record<string, (device: GPUDevice) => Promise<string[]>>;
 
 /**
