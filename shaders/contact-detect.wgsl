@@ -1,9 +1,11 @@
 // The contacts of a constrained solve for Δv at (x, v), one thread per particle (CPU mirror:
-// CpuContacts.detect, src/backends/cpu/contacts.ts): a free particle whose gap g = φ − thickness
-// is below h (|v| + max |u|) + h² |g_grav| and that does not move away from the surface
-// ((v − u)·n ≤ 10⁻⁶ h |g_grav|, u the surface's velocity) and was not released by its last contact
-// force — or any with g < 0 — gets n and its prescribed Δv·n = −max(g, 0)/h − (v − u)·n; the
-// solve starts from x₀ = z (solutionRef).
+// CpuContacts.detect, src/backends/cpu/contacts.ts, which gives the rule and its sources): a free
+// particle whose gap g = φ − thickness is below h (|v| + max |u|) + h² |g_grav| is constrained —
+// unless it is on or outside the surface (g ≥ −surfaceSlack (1 + |x|∞), rounding's "behind") and
+// either was released by its last contact force or moves away ((v − u)·n > 10⁻⁶ h |g_grav|, u the
+// surface's velocity); a contact held in the last solve and not released stays. A constrained
+// particle gets n and its prescribed Δv·n = −max(g, 0)/h − (v − u)·n; the solve starts from
+// x₀ = z (solutionRef).
 
 struct DetectOp {
   h: f32,        // the step, s
@@ -11,6 +13,7 @@ struct DetectOp {
 }
 
 override solutionRef: u32 = 0u;  // the solve's x, set to x₀ = z
+override surfaceSlack: f32 = 0.0; // SURFACE_SLACK of src/model/colliders.ts
 
 @group(0) @binding(5) var<uniform> op: DetectOp;
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg; 0: fixed
@@ -31,7 +34,10 @@ fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     let c = nearestContact(x, op.h * (length(v) + fastestCollider()) + op.h * op.h * op.gravity);
     if (c.collider >= 0) {
       let vn = dot(v - colliderVelocity(colliders[c.collider], x), c.normal);
-      let free = c.gap >= 0.0 && (contactData[i].w > 0.0 || vn > 1e-6 * op.h * op.gravity);
+      let onSurface = c.gap >= -surfaceSlack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z)));
+      let released = contactData[i].w > 0.0;
+      let held = contactNormals[i].w > 0.0 && !released;
+      let free = !held && onSurface && (released || vn > 1e-6 * op.h * op.gravity);
       if (!free) {
         normal = vec4<f32>(c.normal, 1.0);
         data = vec4<f32>(-max(c.gap, 0.0) / op.h - vn, c.gap, f32(c.collider), 0.0);

@@ -143,6 +143,43 @@ describe.each(['implicit-euler', 'symplectic-euler'] as const)('%s', (integrator
   });
 });
 
+describe('implicit Euler: which particles a solve constrains (Baraff & Witkin 1998 §6)', () => {
+  const h = 1 / 60;
+  const plane = { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS } as const;
+  // v·n = 1e-5 m/s: above the 10⁻⁶ h |g| = 1.6e-7 m/s a new contact must exceed to be let go.
+  const rising = 1e-5;
+
+  test('a particle on the surface moving away, not held before, is left free: it falls below by g h² − h v·n', async () => {
+    const simulation = await createSimulation(particle([0, THICKNESS, 0], [plane], [0, rising, 0]), { integrator: 'implicit-euler', dt: h }); // prettier-ignore
+    simulation.step(1);
+    const { positions } = await simulation.readState();
+    expect(positions[1]! - THICKNESS).toBeCloseTo(h * rising - 9.81 * h * h, 12);
+  });
+
+  test('a contact held in the last solve stays held while its force pushes, whatever v·n is', async () => {
+    const simulation = await createSimulation(particle([0, THICKNESS, 0], [plane]), { integrator: 'implicit-euler', dt: h }); // prettier-ignore
+    simulation.step(1); // resting: held, λ = m |g| h > 0
+    simulation.setParticles({ indices: [0], velocities: [0, rising, 0] });
+    simulation.step(1);
+    const { positions, velocities } = await simulation.readState();
+    // Still constrained: Δv·n = −v·n, so it ends the step on the surface, at rest.
+    expect(Math.abs(positions[1]! - THICKNESS)).toBeLessThan(1e-15);
+    expect(Math.abs(velocities[1]!)).toBeLessThan(1e-15);
+  });
+
+  test('a contact whose force pulls is released for one step (λ < 0), then caught again', async () => {
+    // Held on the plane's underside by gravity pulling it away: the solve needs λ = −m |g| h < 0.
+    const below = { ...plane, normal: [0, -1, 0] } as const;
+    const simulation = await createSimulation(particle([0, -THICKNESS, 0], [below], [0, 0, 0]), { integrator: 'implicit-euler', dt: h }); // prettier-ignore
+    simulation.step(1); // constrained (on the surface, not moving away), λ < 0: released
+    const first = await simulation.readState();
+    expect(Math.abs(first.positions[1]! + THICKNESS)).toBeLessThan(1e-15);
+    simulation.step(1); // free: falls by g h²
+    const second = await simulation.readState();
+    expect(second.positions[1]! + THICKNESS).toBeCloseTo(-9.81 * h * h, 12);
+  });
+});
+
 test('a 16² cloth dropped on a sphere (implicit Euler, dt = 1/60) ends outside it, resting', async () => {
   const model = clothOnSphere(16, 0.45);
   const simulation = await createSimulation(model, {

@@ -160,6 +160,13 @@ export function colliderDistance(c: ResolvedCollider, x: Vec3): { distance: numb
 } // prettier-ignore
 
 /**
+ * Relative slack of "on the surface", m per m of a particle's largest coordinate (plus 1 m): gaps
+ * above −SURFACE_SLACK (1 + |x|∞) are rounding, not penetration, when contacts decide whether a
+ * particle is behind a surface (src/backends/cpu/contacts.ts, shaders/contact-detect.wgsl).
+ */
+export const SURFACE_SLACK = 1e-6;
+
+/**
  * The contact of a point with a set of colliders: the one whose surface (offset by its thickness)
  * the point is deepest behind — gap = φ − thickness, most negative first — among those with a
  * gap below `reach` (0: only points behind a surface); null when there is none.

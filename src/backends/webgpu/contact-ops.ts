@@ -8,7 +8,7 @@
  * colliders: {@link GpuContacts.writeCollider} (a queue.writeBuffer) and `moveColliders`
  * (collider-move.wgsl).
  */
-import { COLLIDER_SHAPES, type ResolvedCollider } from '../../model/colliders.ts';
+import { COLLIDER_SHAPES, SURFACE_SLACK, type ResolvedCollider } from '../../model/colliders.ts';
 import type { Op } from '../../integrators/program.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { kernels } from './kernels.ts';
@@ -76,7 +76,7 @@ export class GpuContacts {
   ): Dispatch {
     const gravity = Math.hypot(...this.x.model.gravity);
     const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity }), true);
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), solutionRef, colliderCount: this.x.model.colliders.length }; // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK }; // prettier-ignore
     return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
