@@ -479,6 +479,10 @@ export const QUICK_CASES: readonly QuickCase[] = [
       { label: `velocity-implicit-euler ${how}`, kind: 'adaptive' as const, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, gpuOptions: { fused }, steps: 0, tEnd: 0.004 }, // prettier-ignore
     ];
   }),
+  // A number of steps with no target time, each of maxStep (the accuracy is loose): the fused
+  // kernel's time, kept as two floats (fused-controller.wgsl addTime), against steps × f32(maxStep).
+  { label: 'rk45 fused, 6 steps of the max step', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-2, initialStep: 4e-3, maxStep: 4e-3, rayleighMass: 0.5 }, gpuOptions: { fused: true }, steps: 6, tEnd: 0 }, // prettier-ignore
+  { label: 'step-doubling rk2 fused (Hairer), 12 steps of the max step', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-1, errorControl: 'hairer', initialStep: 1e-3, maxStep: 1e-3 }, gpuOptions: { fused: true }, steps: 12, tEnd: 0 }, // prettier-ignore
   // Positions only (velocityWeight 0): the velocity errors dominate the norm otherwise, and the
   // position scale's relative term (Hairer's) goes unseen.
   { label: 'step-doubling rk2 per attempt, positions only', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer', velocityWeight: 0 }, gpuOptions: { fused: false }, steps: 0, tEnd: 0.01 }, // prettier-ignore
@@ -604,7 +608,8 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
   try {
     // A run the controller halts (WeftStepSizeError at the minimum step) is compared as it stands.
     let halted: string | undefined;
-    await sim.advanceTo(c.tEnd).catch((error: unknown) => {
+    // steps > 0: that many accepted steps, with no target time.
+    await (c.steps > 0 ? sim.advance(c.steps) : sim.advanceTo(c.tEnd)).catch((error: unknown) => {
       if (!(error instanceof WeftStepSizeError)) throw error;
       halted = `${error.reason} after ${sim.readStats().acceptedSteps} steps`;
     });
@@ -900,6 +905,10 @@ export const KERNEL_CHECKS = {
       solveLinear(m32, states, system, { solver, preconditioner, maxIterations: 2, tolerance: 1e-12 }, b, reference, cpuWork); // prettier-ignore
       const d = maxDifference(attempt.vector('s'), reference);
       if (!(d <= 1e-5 * maxAbs(reference))) failures.push(`${what}: x₂: |GPU − CPU| = ${d}, ${d / maxAbs(reference)} of |x₂|`); // prettier-ignore
+      // The kernel's h is float32; its coefficient float32 (1e-7 relative).
+      const cubic = b.map((v) => CUBIC(Math.fround(1e-3)) * v);
+      const dc = maxDifference(attempt.vector('cubic'), cubic);
+      if (!(dc <= 1e-5 * maxAbs(cubic))) failures.push(`${what}: a cubic coefficient: |GPU − CPU| = ${dc}, ${dc / maxAbs(cubic)} of it`); // prettier-ignore
     }
     return failures;
   },
@@ -1043,9 +1052,16 @@ export const KERNEL_CHECKS = {
 } satisfies Record<string, (device: GPUDevice) => Promise<string[]>>;
 
 /**
+ * A coefficient of degree 3 in h whose four terms all count at h = 1 ms (0.5, 0.7, −0.3, 0.2):
+ * fused-common.wgsl's coefficient() evaluates the polynomials fused-program.ts fits, which are of
+ * degree ≤ 2 in every program the options build (their h³ term is 0).
+ */
+const CUBIC = (h: number): number => 0.5 + h * (700 + h * (-3e5 + h * 2e8));
+
+/**
  * An adaptive program whose attempt is one linear solve: the spring states at (x, v), b = v,
  * s = A⁻¹ b for the constant system `system`, and a norm of two vectors nothing writes (an error
- * of 0: the attempt is accepted, and x, v do not move).
+ * of 0: the attempt is accepted, and x, v do not move); and `cubic` = CUBIC(h) v.
  */
 function fusedSolveProgram(
   system: { mass: number; damping: number; stiffness: number },
@@ -1065,7 +1081,13 @@ function fusedSolveProgram(
       first: [],
       attempt: [
         { op: 'jacobians', x: 'x', v: 'v' },
-        { op: 'combine', outputs: [{ to: 'b', terms: [[1, 'v']] }] },
+        {
+          op: 'combine',
+          outputs: [
+            { to: 'b', terms: [[1, 'v']] },
+            { to: 'cubic', terms: [[CUBIC, 'v']] },
+          ],
+        },
         { op: 'solve', rhs: 'b', to: 's', system: () => system },
         { op: 'norm', error: ['e.x', 'e.v'], start: ['x', 'v'], end: ['x', 'v'], tolerances },
       ],
@@ -1172,7 +1194,15 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
   if (!(dx <= allowed)) failures.push(`positions: |GPU − CPU| = ${dx} m > ${allowed} m`);
   if (!(dv <= tolerance * speed))
     failures.push(`velocities: |GPU − CPU| = ${dv} m/s > ${tolerance * speed} m/s`);
-  if (gpu.time !== cpu.time) failures.push(`time: GPU ${gpu.time} s, CPU ${cpu.time} s`);
+  if (c.kind === 'adaptive' && c.steps > 0) {
+    // Every step is maxStep (see the cases): the CPU's time is steps × maxStep, the GPU's steps ×
+    // f32(maxStep), summed exactly in its two floats (to ~1e-14 relative; a wrong low part is off
+    // by ~1e-9 of t).
+    const maxStep = c.options['maxStep'] as number;
+    const expected = c.steps * Math.fround(maxStep);
+    if (!(Math.abs(gpu.time - expected) <= 1e-13)) failures.push(`time: GPU ${gpu.time} s, ${c.steps} × f32(${maxStep}) = ${expected} s`); // prettier-ignore
+    if (!(Math.abs(cpu.time - c.steps * maxStep) <= 1e-15)) failures.push(`time: CPU ${cpu.time} s, ${c.steps} × ${maxStep} s`); // prettier-ignore
+  } else if (gpu.time !== cpu.time) failures.push(`time: GPU ${gpu.time} s, CPU ${cpu.time} s`);
   // The solves must take the same work: a wrong preconditioner or smoother still converges to
   // the same state, in more (or fewer) iterations. Allowed: ITERATION_SLACK of the CPU's count,
   // for float32 reductions summed in another order.
