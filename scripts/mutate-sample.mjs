@@ -19,6 +19,8 @@
 //   --score: only score an existing mutation.json against the sample (--of); writes the sample
 //     with each mutant's status as <sample>-result.json.
 //   --merge a-result.json b-result.json …: the score of chunks' results taken together.
+//   With --run, other arguments go to `stryker run` (e.g. --timeoutMS 60000 on a loaded machine,
+//   where the default 5 s counts starved runs as timeouts, which Stryker scores as killed).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -185,7 +187,7 @@ else {
   if (!values.run || !existsSync(values.of))
     await draw(Number(values.size), Number(values.seed), Number(values.from), values.of);
   if (values.run) {
-    const run = spawnSync('npx', ['stryker', 'run'], {
+    const run = spawnSync('npx', ['stryker', 'run', ...positionals], {
       cwd: ROOT,
       stdio: 'inherit',
       env: { ...process.env, WEFT_MUTATE_SAMPLE: values.of },
