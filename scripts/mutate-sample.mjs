@@ -19,7 +19,7 @@
 //   --score: only score an existing mutation.json against the sample (--of); writes the sample
 //     with each mutant's status as <sample>-result.json.
 //   --merge a-result.json b-result.json …: the score of chunks' results taken together.
-//   With --run, other arguments go to `stryker run` (e.g. --timeoutMS 60000 on a loaded machine,
+//   With --run, arguments after `--` go to `stryker run` (e.g. -- --timeoutMS 60000 on a loaded machine,
 //   where the default 5 s counts starved runs as timeouts, which Stryker scores as killed).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
