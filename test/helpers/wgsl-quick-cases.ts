@@ -34,6 +34,7 @@ import {
   WeftStepSizeError,
   createModel,
   createSimulation,
+  withBending,
   withColliders,
   withStrainLimit,
   withWind,
@@ -316,6 +317,15 @@ function strainTies(): Model {
   return withStrainLimit(model, { maxStretch: 1, iterations: 1 });
 }
 
+/**
+ * The quick cloth with dihedral bending on its triangles' hinges (src/model/bending.ts; flat rest
+ * angles, k_B = 0.05 J, damping 1e-3 J·s): its initial speeds fold it, and the hinges' forces are
+ * a few percent of the springs' (shaders/bending-*.wgsl in eval, rhs, product and diagonal).
+ */
+function bendingCloth(): Model {
+  return withBending(quickCloth(), { stiffness: 0.05, damping: 1e-3, restAngles: 'flat' });
+}
+
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
 const STILL: ReadonlySet<string> = new Set(['rest', 'origin', 'still']);
 
@@ -330,7 +340,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: bendingCloth, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -455,6 +465,17 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'wind: the turbulence\'s sine at chosen arguments', kind: 'kernel', check: 'windSine', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler wind, still air', kind: 'fixed', scene: 'still', options: { integrator: 'symplectic-euler', dt: H }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg wind', kind: 'fixed', scene: 'wind', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
+  // Dihedral bending (bending-*.wgsl) in explicit forces, in the implicit rhs, products and diagonal, every solver.
+  { label: 'symplectic-euler bending', kind: 'fixed', scene: 'bending', options: { integrator: 'symplectic-euler', dt: H, rayleighMass: 0.5 }, steps: 20, tEnd: 0 }, // prettier-ignore
+  ...SOLVERS.map((s) => ({
+    label: `implicit-euler ${Object.values(s).join(' ')} bending`,
+    kind: 'fixed' as const,
+    scene: 'bending' as const,
+    options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, rayleighStiffness: 2e-3, tolerance: 1e-6, ...s }, // prettier-ignore
+    steps: 3,
+    tEnd: 0,
+  })),
+  { label: 'backward-euler pcg bending', kind: 'fixed', scene: 'bending', options: { integrator: 'backward-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', newtonIterations: 3 }, steps: 3, tEnd: 0 }, // prettier-ignore
   // Strain limits (strain-correction.wgsl and its combines) after explicit and implicit steps, and at its ties.
   { label: 'symplectic-euler strain limit', kind: 'fixed', scene: 'strain', options: { integrator: 'symplectic-euler', dt: 4 * H, rayleighMass: 0.5 }, steps: 3, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg strain limit', kind: 'fixed', scene: 'strain', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
