@@ -506,7 +506,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'step-doubling rk2 fused (Hairer), 12 steps of the max step', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-1, errorControl: 'hairer', initialStep: 1e-3, maxStep: 1e-3 }, gpuOptions: { fused: true }, steps: 12, tEnd: 0 }, // prettier-ignore
   // Positions only (velocityWeight 0): the velocity errors dominate the norm otherwise, and the
   // position scale's relative term (Hairer's) goes unseen.
-  { label: 'step-doubling rk2 per attempt, positions only', kind: 'adaptive', options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer', velocityWeight: 0 }, gpuOptions: { fused: false }, steps: 0, tEnd: 0.01 }, // prettier-ignore
+  ...[false, true].map((fused) => ({ label: `step-doubling rk2 ${fused ? 'fused' : 'per attempt'}, positions only`, kind: 'adaptive' as const, options: { integrator: 'step-doubling', scheme: 'rk2', accuracy: 1e-4, errorControl: 'hairer', velocityWeight: 0 }, gpuOptions: { fused }, steps: 0, tEnd: 0.01 })), // prettier-ignore
   // The fused kernel's implicit program against the CPU's run of the same program (not Drake's
   // algorithm): steps, error estimates, Newton and CG iterations and the state (wgsl-fused-cases.ts).
   // Drake's controller (velocity-implicit-euler's default) and Hairer's, both preconditioners,
@@ -546,7 +546,7 @@ interface Run {
   stats: SolverStats | null;
   /** Adaptive runs: accepted and rejected steps, the last error estimate, and every statistic. */
   steps?: { accepted: number; rejected: number; lastError: number; stats: AdaptiveStats; halted: string | undefined }; // prettier-ignore
-  /** GPU fixed-step runs: an arena padding entry a kernel overwrote (see {@link fillPadding}), a position's w ≠ 1. */
+  /** GPU fixed-step and fused runs: an arena padding entry a kernel overwrote (see {@link fillPadding}); fixed-step: a position's w ≠ 1. */
   padding?: string;
 }
 
@@ -566,6 +566,12 @@ const SENTINEL = [1e30, -1e30, 1e30, 7] as const;
 /** The arena buffer of a fixed-step WebGPU simulation (its executor's; a test-only reach inside). */
 function arenaOf(sim: unknown): GPUBuffer | undefined {
   return (sim as { executor?: { shared?: Record<string, GPUBuffer> } }).executor?.shared?.['arena'];
+}
+
+/** The arena of an adaptive simulation's fused stepper (a test-only reach inside), or undefined. */
+function fusedArenaOf(sim: unknown): GPUBuffer | undefined {
+  const buffers = (sim as { stepper?: { buffers?: GPUBuffer[] } }).stepper?.buffers;
+  return buffers?.find((b) => b.label === 'FusedAdaptiveStepper.arena');
 }
 
 function fillPadding(device: GPUDevice, arena: GPUBuffer, n: number): void {
@@ -627,6 +633,9 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
     ? programSimulation(model, c.options, programOf(c.options, c.program.implicit), device)
     : await createAdaptiveSimulation(model, options as never);
   try {
+    // The fused kernel's arena: its padding kept as the fixed-step runs' (fillPadding).
+    const arena = device && fusedArenaOf(sim);
+    if (device && arena) fillPadding(device, arena, model.particleCount);
     // A run the controller halts (WeftStepSizeError at the minimum step) is compared as it stands.
     let halted: string | undefined;
     // steps > 0: that many accepted steps, with no target time.
@@ -636,7 +645,8 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
     });
     const stats = sim.readStats();
     const { acceptedSteps: accepted, rejectedSteps: rejected, lastErrorEstimate: lastError } = stats;
-    return { state: await sim.readState(), stats: await sim.readSolverStats(), steps: { accepted, rejected, lastError, stats, halted } }; // prettier-ignore
+    const padding = device && arena ? await paddingChange(device, arena, model.particleCount) : undefined;
+    return { state: await sim.readState(), stats: await sim.readSolverStats(), steps: { accepted, rejected, lastError, stats, halted }, ...(padding ? { padding } : {}) }; // prettier-ignore
   } finally {
     sim.destroy();
   }
