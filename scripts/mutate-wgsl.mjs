@@ -120,7 +120,9 @@ function batch(remaining) {
       const lines = events();
       for (const e of lines.slice(printed)) {
         if (e.id === 'baseline') {
-          console.log(`baseline: ${e.status} (${e.seconds.toFixed(1)} s, every case, unmutated)`);
+          console.log(
+            `baseline: ${e.status} (${e.seconds.toFixed(1)} s, unmutated, the cases the mutants reach)`,
+          );
           if (e.status !== 'passed') console.log(`  ${e.by}: ${e.reason}`);
         } else if (e.event === 'start') {
           current = e.id;

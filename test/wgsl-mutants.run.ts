@@ -5,7 +5,7 @@
  * that shader, re-imports the quick cases (vi.resetModules), runs them until one fails, and
  * appends one JSON line per event to WEFT_WGSL_RESULTS: { id, event: 'start' } then
  * { id, event: 'end', status: 'killed' | 'survived', by, reason, seconds }. The unmutated shaders
- * run first (id 'baseline'), and must pass. A mutant that hangs the GPU is the script's to kill.
+ * run first (id 'baseline') on the cases the batch's mutants can reach, and must pass them. A mutant that hangs the GPU is the script's to kill.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { expect, test, vi } from 'vitest';
@@ -47,12 +47,12 @@ let caseSeconds: Record<string, number> = {};
 
 async function failures(
   device: GPUDevice,
-  file: string,
+  files: readonly string[],
 ): Promise<{ by: string; reason: string } | undefined> {
   vi.resetModules();
   caseSeconds = {};
   const { QUICK_CASES, checkQuickCase } = await import('./helpers/wgsl-quick-cases.ts');
-  for (const c of QUICK_CASES.filter((q) => relevant(file, q.label))) {
+  for (const c of QUICK_CASES.filter((q) => files.some((file) => relevant(file, q.label)))) {
     let reasons: string[];
     const t0 = performance.now();
     try {
@@ -71,14 +71,15 @@ test('WGSL mutants', async () => {
   try {
     const started = performance.now();
     delete override.__weftWgslOverride;
-    const baseline = await failures(device, '');
+    // The unmutated shaders on the cases this batch's mutants will run.
+    const baseline = await failures(device, [...new Set(mutants.map((m) => m.file))]);
     log({ id: 'baseline', event: 'end', status: baseline ? 'failed' : 'passed', ...baseline, seconds: (performance.now() - started) / 1000, cases: caseSeconds }); // prettier-ignore
     expect(baseline, 'the unmutated shaders pass the quick cases').toBeUndefined();
     for (const mutant of mutants) {
       log({ id: mutant.id, event: 'start' });
       const t0 = performance.now();
       override.__weftWgslOverride = { file: mutant.file, source: mutant.source };
-      const failed = await failures(device, mutant.file);
+      const failed = await failures(device, [mutant.file]);
       // Let the device finish (and surface any lost-device error) before the next mutant.
       await device.queue.onSubmittedWorkDone();
       log({ id: mutant.id, event: 'end', status: failed ? 'killed' : 'survived', ...failed, seconds: (performance.now() - t0) / 1000, ...(failed ? {} : { cases: caseSeconds }) }); // prettier-ignore
