@@ -10,6 +10,10 @@ override fineEdgeBase: u32 = 0u;
 
 @group(0) @binding(8) var<uniform> solver: SolverParams;
 @group(0) @binding(9) var<storage, read> particleMass: array<f32>;  // kg; 0: fixed
+// withBending = 1: level 0's D_i also holds bending's diagonal block (bending-diagonal.wgsl; the
+// smoother sees the hinges, the Galerkin operators S and E do not: CpuMultigrid.assemble).
+override withBending: u32 = 0u;
+@group(0) @binding(10) var<storage, read> bendingDiagonal: array<vec4<f32>>;
 
 @compute @workgroup_size(workgroupSize)
 fn mgNodesMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -39,6 +43,10 @@ fn mgNodesMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
     let e = edgeBase + mgGraph[pairs + 2u * k];
     d += mgEdges[2u * e].xyz;
     o += mgEdges[2u * e + 1u].xyz;
+  }
+  if (fromParticles == 1u && withBending == 1u) {
+    d += bendingDiagonal[2u * i].xyz;
+    o += bendingDiagonal[2u * i + 1u].xyz;
   }
   // Symmetric inverse by cofactors (as system-diagonal.wgsl).
   let cxx = d.y * d.z - o.z * o.z;

@@ -127,7 +127,7 @@ export class CpuBending {
    * shaders/bending-diagonal.wgsl: particle i's diagonal block of γ K + β B over its hinges,
    * Σ (γ 2kc + β dc) ∇_iθ ∇_iθᵀ, added to `sum` (xx, yy, zz, xy, xz, yz).
    */
-  addDiagonal(system: SystemCoefficients, i: number, sum: number[]): void {
+  addDiagonal(system: SystemCoefficients, i: number, sum: number[] | Float64Array): void {
     const { offsets, entries } = this.incidence;
     const { hingeStiffness, hingeDamping } = this.bending;
     for (let e = offsets[i]!; e < offsets[i + 1]!; e++) {

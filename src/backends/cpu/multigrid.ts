@@ -97,7 +97,9 @@ export class CpuMultigrid {
       const outer = [nx * nx, ny * ny, nz * nz, nx * ny, nx * nz, ny * nz];
       for (let q = 0; q < 6; q++) fine.E[6 * s + q] = a.stiffness * states.jacobian[6 * s + q]! + c * outer[q]!;
     } // prettier-ignore
-    this.invertDiagonal(0);
+    // Bending (bending.ts) enters level 0's smoother only: its diagonal blocks join D, not the
+    // Galerkin operators (README "Bending": 2× fewer CG iterations; in S as well, none fewer).
+    this.invertDiagonal(0, states.bending ? (i, D) => states.bending!.addDiagonal(a, i, D) : undefined);
     this.hierarchy.coarsenings.forEach((c, l) => {
       const [from, to] = [this.levels[l]!, this.levels[l + 1]!];
       gatherBlocks(c.nodeTerms, from, to.S);
@@ -106,8 +108,8 @@ export class CpuMultigrid {
     });
   }
 
-  /** inverse_i = (S_i + Σ_{edges at i} E_e)⁻¹; 0 where S_xx = 0 (fixed). */
-  private invertDiagonal(l: number): void {
+  /** inverse_i = (S_i + Σ_{edges at i} E_e (+ `add`'s block))⁻¹; 0 where S_xx = 0 (fixed). */
+  private invertDiagonal(l: number, add?: (i: number, D: Float64Array) => void): void {
     const { S, E, inverse } = this.levels[l]!;
     const graph = this.hierarchy.levels[l]!;
     const D = new Float64Array(6);
@@ -119,6 +121,7 @@ export class CpuMultigrid {
       for (let q = 0; q < 6; q++) D[q] = S[6 * i + q]!;
       for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++)
         for (let q = 0; q < 6; q++) D[q]! += E[6 * graph.entries[2 * j]! + q]!;
+      add?.(i, D);
       invertBlock(D, inverse, 6 * i);
     }
   }
