@@ -50,7 +50,7 @@ export interface Bending {
 export interface ResolvedBending {
   /** h, number of hinges (interior edges shared by exactly two triangles). */
   readonly hingeCount: number;
-  /** [4h]: edge x₀, edge x₁, the first triangle's opposite x₂, the second's x₃. */
+  /** Four per hinge, 4h in all: x₀, x₁ (the edge), x₂ (the first triangle's opposite), x₃ (the second's). */
   readonly hingeIndices: Uint32Array;
   /** θ₀, [h], rad. */
   readonly hingeRestAngle: Float64Array;
