@@ -11,6 +11,7 @@ import {
   createModel,
   createSimulation,
   withBending,
+  withColliders,
   type Bending,
   type Model,
 } from '../src/index.ts';
@@ -67,6 +68,8 @@ test.each([
   ['implicit-euler', 1 / 60, 'cg', 0, 1, 1e-4],
   ['implicit-euler', 1 / 60, 'multigrid', 0, 1, 1e-4],
   ['backward-euler', 1 / 60, 'pcg', 0, 0.5, 1e-4],
+  ['newmark', 1 / 60, 'pcg', 0, 0.5, 1e-4],
+  ['variational-symplectic-implicit', 1 / 60, 'pcg', 0, 0.5, 1e-4],
 ] as const)(
   '%s (dt %s, solver %s, bending damping %s J·s): a clamped strip, GPU vs CPU f32 over %s s',
   async (integrator, dt, solver, damping, seconds, tolerance) => {
@@ -93,3 +96,23 @@ test.each([
   },
   180_000,
 );
+
+test('implicit Euler (pcg) with the strip resting on a floor: contact forces A Δv − b with bending, GPU vs CPU f32', async () => {
+  const floor = { shape: 'plane', point: [0, -0.05, 0], normal: [0, 1, 0] } as const;
+  const model = withColliders(strip({ stiffness: 0.05 }), [floor]);
+  const options = { integrator: 'implicit-euler', dt: 1 / 60, solver: 'pcg', tolerance: 1e-6 } as const;
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
+  try {
+    gpu.step(60);
+    cpu.step(60);
+    const [a, b] = [await gpu.readState(), await cpu.readState()];
+    const diff = Math.max(...a.positions.map((x, k) => Math.abs(x - b.positions[k]!)));
+    console.log(`strip on a floor: GPU vs CPU f32 max |Δx| ${diff.toExponential(2)} m; tip y ${a.positions[3 * 7 + 1]!.toFixed(4)} m`); // prettier-ignore
+    expect(Math.abs(a.positions[3 * 7 + 1]! + 0.045)).toBeLessThan(1e-4); // on the floor, 5 mm thick
+    expectClose(a.positions, b.positions, 1e-4, 'strip on a floor: positions GPU vs CPU f32 (m)');
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}, 180_000);
