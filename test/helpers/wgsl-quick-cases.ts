@@ -322,8 +322,18 @@ function strainTies(): Model {
  * angles, k_B = 0.05 J, damping 1e-3 J·s): its initial speeds fold it, and the hinges' forces are
  * a few percent of the springs' (shaders/bending-*.wgsl in eval, rhs, product and diagonal).
  */
-function bendingCloth(): Model {
-  return withBending(quickCloth(), { stiffness: 0.05, damping: 1e-3, restAngles: 'flat' });
+function bendingCloth(stiffness = 0.05): Model {
+  return withBending(quickCloth(), { stiffness, damping: 1e-3, restAngles: 'flat' });
+}
+
+/**
+ * Two hinges each with one wing of zero area (its far corner on the hinge's edge: ‖n‖² = 0
+ * exactly), first in one triangle order, then in the other, falling under gravity: a degenerate
+ * hinge has no angle and no force (bending-hinges.wgsl), not 0/0.
+ */
+function degenerateHinges(): Model {
+  const positions = [0, 0, 0, 1, 0, 0, 0.5, 0, 0, 0.5, 1, 0.3, 0, 0, 2, 1, 0, 2, 0.5, 1, 2.3, 0.75, 0, 2];
+  return createModel({ positions, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.1), springPairs: [], springStiffness: 0, triangles: [0, 1, 2, 1, 0, 3, 4, 5, 6, 5, 4, 7], bending: { stiffness: 0.05, damping: 1e-3, restAngles: 'flat' } }); // prettier-ignore
 }
 
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
@@ -340,7 +350,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: bendingCloth, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), stiffBending: () => bendingCloth(2), degenerateHinges, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -475,6 +485,17 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 3,
     tEnd: 0,
   })),
+  // Bending stiff enough (k_B = 2 J) to dominate the diagonal blocks at h = 1/60 s: a wrong block of
+  // bending-diagonal.wgsl changes PCG's iterations, which a converged solve otherwise hides.
+  ...(['block', 'scalar'] as const).map((preconditioner) => ({
+    label: `implicit-euler pcg ${preconditioner} stiff bending h = 1/60`,
+    kind: 'fixed' as const,
+    scene: 'stiffBending' as const,
+    options: { integrator: 'implicit-euler', dt: 1 / 60, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', preconditioner }, // prettier-ignore
+    steps: 2,
+    tEnd: 0,
+  })),
+  { label: 'symplectic-euler bending, degenerate hinges', kind: 'fixed', scene: 'degenerateHinges', options: { integrator: 'symplectic-euler', dt: H }, steps: 20, tEnd: 0 }, // prettier-ignore
   { label: 'backward-euler pcg bending', kind: 'fixed', scene: 'bending', options: { integrator: 'backward-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', newtonIterations: 3 }, steps: 3, tEnd: 0 }, // prettier-ignore
   // Strain limits (strain-correction.wgsl and its combines) after explicit and implicit steps, and at its ties.
   { label: 'symplectic-euler strain limit', kind: 'fixed', scene: 'strain', options: { integrator: 'symplectic-euler', dt: 4 * H, rayleighMass: 0.5 }, steps: 3, tEnd: 0 }, // prettier-ignore
