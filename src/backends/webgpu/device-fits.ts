@@ -22,6 +22,7 @@ export function checkDeviceFits(
     ['springs (Spring structs)', model.springCount * springStride],
     ['springs (forces, vec4 per spring)', model.springCount * VEC4_BYTES],
     ['springs (incidence list)', model.incidence.entries.length * 4],
+    ['bending (hinge states, 4 vec4 per hinge)', 4 * (model.bending?.hingeCount ?? 0) * VEC4_BYTES],
   ];
   if (implicit) {
     const stateStride = layouts.springJacobians.bindings.get('springStates')!.stride;
