@@ -2,6 +2,7 @@
 // and V-cycle outputs of a constrained CG (Baraff & Witkin 1998 §5.3; CPU: CpuContacts.filter).
 
 override vectorRef: u32 = 0u;
+const FILTER_ROUNDING2 = 1e-12;  // FILTER_ROUNDING² of src/model/colliders.ts
 
 @group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
 
@@ -13,5 +14,7 @@ fn contactFilterMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   }
   let n = contactNormals[i].xyz;
   let u = loadVector(vectorRef, i);
-  storeVector(vectorRef, i, u - dot(u, n) * n);
+  let f = u - dot(u, n) * n;
+  // u along n up to rounding: 0 (contactFiltered, implicit-common.wgsl).
+  storeVector(vectorRef, i, select(f, vec3<f32>(0.0), dot(f, f) <= FILTER_ROUNDING2 * dot(u, u)));
 }

@@ -138,6 +138,10 @@ fn groupIndex(group: vec3<u32>, groups: vec3<u32>) -> u32 {
 
 // u with the normal component of a contact constraint removed, S u = u − (u·n) n, where
 // `normal`.w = 1 marks a constrained particle (Baraff & Witkin 1998 §5.3; src/backends/cpu/contacts.ts).
+// A u along n up to rounding (|S u|² ≤ FILTER_ROUNDING² |u|²) gives 0, not the rounding, which CG
+// would take for a direction of the constrained subspace (CpuContacts.filter gives the reason).
+const FILTER_ROUNDING2 = 1e-12;  // FILTER_ROUNDING² of src/model/colliders.ts
 fn contactFiltered(u: vec3<f32>, normal: vec4<f32>) -> vec3<f32> {
-  return u - normal.w * dot(u, normal.xyz) * normal.xyz;
+  let f = u - normal.w * dot(u, normal.xyz) * normal.xyz;
+  return select(f, vec3<f32>(0.0), normal.w > 0.0 && dot(f, f) <= FILTER_ROUNDING2 * dot(u, u));
 }

@@ -30,9 +30,11 @@ export type {
   SphereCollider,
   CapsuleCollider,
   BoxCollider,
+  MeshCollider,
   ColliderSurface,
   ResolvedCollider,
 } from './model/colliders.ts';
+export type { MeshBvh } from './model/mesh-collider.ts';
 export type { ColliderPose } from './model/collider-pose.ts';
 export type { Incidence } from './model/incidence.ts';
 export {

@@ -88,7 +88,8 @@ export {
   type MultigridHierarchy,
 } from './model/multigrid-hierarchy.ts';
 export { CpuMultigrid } from './backends/cpu/multigrid.ts';
-export { colliderDistance, resolveCollider, nearestContact } from './model/colliders.ts';
+export { colliderDistance, resolveCollider, nearestContact, FILTER_ROUNDING } from './model/colliders.ts';
+export { buildMeshBvh, closestOnTriangle, meshDistance, MESH_STACK } from './model/mesh-collider.ts';
 export { triangleAeroForce, windAt, resolveWind } from './model/wind.ts';
 export { hingeAngle, angleDifference, bendingEnergy } from './model/bending.ts';
 export { didYouMean, shortestFloat32 } from './cli/text.ts';

@@ -13,7 +13,7 @@ type Vec3 = readonly [number, number, number];
 /**
  * Where a collider is: the fields of its shape that place it (sizes, friction and thickness stay
  * as the model gave them). Plane: `point` and/or `normal`; sphere and box: `center`; capsule: `a`
- * and/or `b`. A field left out keeps its current value. Metres.
+ * and/or `b`; mesh: `offset`. A field left out keeps its current value. Metres.
  */
 export interface ColliderPose {
   /** Sphere, box: the centre. */
@@ -26,6 +26,8 @@ export interface ColliderPose {
   readonly point?: readonly [number, number, number];
   /** Plane: its outward normal (need not be unit length; not the zero vector). */
   readonly normal?: readonly [number, number, number];
+  /** Mesh: where its origin is (it translates; it does not turn). */
+  readonly offset?: readonly [number, number, number];
 }
 
 /** The pose fields of each shape: [field, which of p/q it sets]. */
@@ -34,6 +36,7 @@ const POSE_FIELDS: Record<ResolvedCollider['shape'], readonly (readonly [keyof C
   sphere: [['center', 'p']],
   box: [['center', 'p']],
   capsule: [['a', 'p'], ['b', 'q']],
+  mesh: [['offset', 'p']],
 }; // prettier-ignore
 
 function finiteVec3(value: unknown, field: string): Vec3 {

@@ -9,6 +9,7 @@
  * made, Bridson, Fedkiw & Anderson 2002 §7.2).
  */
 import { describeValue, WeftInputError } from '../core/errors.ts';
+import { buildMeshBvh, meshDistance, type MeshBvh } from './mesh-collider.ts';
 
 type Vec3 = readonly [number, number, number];
 
@@ -53,11 +54,26 @@ export interface BoxCollider extends ColliderSurface {
   readonly halfExtents: readonly [number, number, number];
 }
 
+/**
+ * A solid triangle mesh (src/model/mesh-collider.ts: a bounding-volume hierarchy is built once
+ * and searched per particle; inside and outside by angle-weighted pseudonormals). Triangles wind
+ * counter-clockwise seen from outside; an open mesh's front is the side its normals face.
+ */
+export interface MeshCollider extends ColliderSurface {
+  readonly shape: 'mesh';
+  /** Vertex positions, xyz interleaved, m (in the mesh's frame: `offset` places it). */
+  readonly vertices: ArrayLike<number>;
+  /** Vertex indices, three a triangle; no triangle degenerate. */
+  readonly triangles: ArrayLike<number>;
+  /** Where the mesh's origin is, m. Default [0, 0, 0]; kinematic meshes translate (pose `offset`). */
+  readonly offset?: readonly [number, number, number];
+}
+
 /** A static collider of the model. */
-export type Collider = PlaneCollider | SphereCollider | CapsuleCollider | BoxCollider;
+export type Collider = PlaneCollider | SphereCollider | CapsuleCollider | BoxCollider | MeshCollider;
 
 /** The shape codes shaders/colliders.wgsl switches on. */
-export const COLLIDER_SHAPES = { plane: 0, sphere: 1, capsule: 2, box: 3 } as const;
+export const COLLIDER_SHAPES = { plane: 0, sphere: 1, capsule: 2, box: 3, mesh: 4 } as const;
 
 /** Defaults of the optional fields. */
 export const COLLIDER_DEFAULTS = { friction: 0.5, thickness: 0.005 } as const;
@@ -65,7 +81,7 @@ export const COLLIDER_DEFAULTS = { friction: 0.5, thickness: 0.005 } as const;
 /** A collider with every field present and normals unit length. */
 export interface ResolvedCollider {
   readonly shape: Collider['shape'];
-  /** plane: point; sphere, box: center; capsule: a. */
+  /** plane: point; sphere, box: center; capsule: a; mesh: offset. */
   readonly p: readonly [number, number, number];
   /** plane: unit normal; capsule: b; box: half extents; sphere: unused. */
   readonly q: readonly [number, number, number];
@@ -73,6 +89,8 @@ export interface ResolvedCollider {
   readonly radius: number;
   readonly friction: number;
   readonly thickness: number;
+  /** mesh: its hierarchy and triangles. */
+  readonly mesh?: MeshBvh;
 }
 
 function vec3(value: unknown, field: string): Vec3 {
@@ -116,8 +134,13 @@ export function resolveCollider(c: unknown, k: number): ResolvedCollider {
       h.forEach((x, d) => positive(x, `${at}.halfExtents[${d}]`));
       return { shape: 'box', p: vec3(o['center'], `${at}.center`), q: h, radius: 0, ...surface };
     }
+    case 'mesh': {
+      const mesh = buildMeshBvh(o['vertices'], o['triangles'], at);
+      const offset = o['offset'] === undefined ? ([0, 0, 0] as const) : vec3(o['offset'], `${at}.offset`);
+      return { shape: 'mesh', p: offset, q: [0, 0, 0], radius: 0, ...surface, mesh };
+    }
     default:
-      throw new WeftInputError(`${at}.shape`, `must be 'plane', 'sphere', 'capsule' or 'box', got ${describeValue(o['shape'])}`); // prettier-ignore
+      throw new WeftInputError(`${at}.shape`, `must be 'plane', 'sphere', 'capsule', 'box' or 'mesh', got ${describeValue(o['shape'])}`); // prettier-ignore
   }
 } // prettier-ignore
 
@@ -156,6 +179,8 @@ export function colliderDistance(c: ResolvedCollider, x: Vec3): { distance: numb
       const out: Vec3 = [Math.max(q[0], 0) * sign(0), Math.max(q[1], 0) * sign(1), Math.max(q[2], 0) * sign(2)];
       return { distance: Math.hypot(...out), normal: unit(out, [0, 1, 0]) };
     }
+    case 'mesh':
+      return meshDistance(c.mesh!, sub(x, c.p));
   }
 } // prettier-ignore
 
@@ -165,6 +190,13 @@ export function colliderDistance(c: ResolvedCollider, x: Vec3): { distance: numb
  * particle is behind a surface (src/backends/cpu/contacts.ts, shaders/contact-detect.wgsl).
  */
 export const SURFACE_SLACK = 1e-6;
+
+/**
+ * A vector whose part across a contact normal is at most this fraction of it lies along the normal
+ * (rounding: float32's ε is 6e-8), and the contact filter S gives 0 for it (src/backends/cpu/contacts.ts;
+ * shaders/implicit-common.wgsl and contact-filter.wgsl hold its square, FILTER_ROUNDING2).
+ */
+export const FILTER_ROUNDING = 1e-6;
 
 /**
  * The contact of a point with a set of colliders: the one whose surface (offset by its thickness)

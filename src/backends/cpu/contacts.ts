@@ -34,7 +34,12 @@
  * colliders by h u after each step.
  */
 import { colliderVelocity } from '../../model/collider-pose.ts';
-import { nearestContact, SURFACE_SLACK, type ResolvedCollider } from '../../model/colliders.ts';
+import {
+  FILTER_ROUNDING,
+  nearestContact,
+  SURFACE_SLACK,
+  type ResolvedCollider,
+} from '../../model/colliders.ts';
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
 
@@ -153,12 +158,22 @@ export class CpuContacts {
     }
   }
 
-  /** u ← S u: the normal component removed on constrained particles. */
+  /**
+   * u ← S u: the normal component removed on constrained particles. A u along n up to rounding
+   * (|S u| ≤ FILTER_ROUNDING |u|) becomes 0: a float32 normal is unit only to ~6e-8, so S n is
+   * not 0 but 1e-7 n, and CG, whose constrained residual is relative to the first filtered one,
+   * would take that rounding for a direction and undo the constraint (measured on the GPU: a
+   * particle riding a box mesh up was let fall, 4.3e-3 m in one step).
+   */
   filter(u: RealArray): void {
     for (let c = 0; c < this.count; c++) {
       const k = 3 * this.constrained[c]!;
       const un = u[k]! * this.normal[k]! + u[k + 1]! * this.normal[k + 1]! + u[k + 2]! * this.normal[k + 2]!;
-      for (let d = 0; d < 3; d++) u[k + d] = u[k + d]! - un * this.normal[k + d]!;
+      const f = [0, 1, 2].map((d) => u[k + d]! - un * this.normal[k + d]!);
+      const along =
+        f[0]! ** 2 + f[1]! ** 2 + f[2]! ** 2 <=
+        FILTER_ROUNDING ** 2 * (u[k]! ** 2 + u[k + 1]! ** 2 + u[k + 2]! ** 2);
+      for (let d = 0; d < 3; d++) u[k + d] = along ? 0 : f[d]!;
     }
   }
 

@@ -14,6 +14,7 @@ import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { kernels } from './kernels.ts';
 import { writeStruct, type StructLayout } from './layout.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
+import { packMeshes, type PackedMeshes } from './mesh-data.ts';
 
 export class GpuContacts {
   private readonly colliders: GPUBuffer;
@@ -23,39 +24,45 @@ export class GpuContacts {
   private readonly contactData: GPUBuffer;
   private readonly struct: StructLayout;
   private readonly stride: number;
+  /** The mesh colliders' hierarchies and triangles (mesh-data.ts). */
+  private readonly meshData: GPUBuffer;
+  private readonly meshes: PackedMeshes;
 
   constructor(private readonly x: ExecutorServices) {
     const layout = kernels().contactProject;
     this.struct = layout.structs.get('Collider')!;
     this.stride = layout.bindings.get('colliders')!.stride;
     const list = x.model.colliders;
+    this.meshes = packMeshes(list);
     const bytes = new ArrayBuffer(Math.max(1, list.length) * this.stride);
-    list.forEach((c, k) => this.colliderBytes(c, [0, 0, 0], [0, 0, 0], new DataView(bytes, k * this.stride, this.stride))); // prettier-ignore
+    list.forEach((c, k) => this.colliderBytes(k, c, [0, 0, 0], [0, 0, 0], new DataView(bytes, k * this.stride, this.stride))); // prettier-ignore
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     this.colliders = x.create('colliders', bytes.byteLength, storage, bytes);
+    this.meshData = x.create('meshData', this.meshes.bytes.byteLength, storage, this.meshes.bytes);
     this.contactNormals = x.create('contactNormals', x.model.particleCount * VEC4_BYTES, storage);
     this.contactData = x.create('contactData', x.model.particleCount * VEC4_BYTES, storage);
   }
 
   private colliderBytes(
+    k: number,
     c: ResolvedCollider,
     up: readonly number[],
     uq: readonly number[],
     view: DataView,
   ): void {
-    const values = { shape: COLLIDER_SHAPES[c.shape], friction: c.friction, thickness: c.thickness, radius: c.radius, p: c.p, q: c.q, velocityP: up, velocityQ: uq }; // prettier-ignore
+    const values = { shape: COLLIDER_SHAPES[c.shape], root: this.meshes.roots[k]!, friction: c.friction, thickness: c.thickness, radius: c.radius, p: c.p, q: c.q, velocityP: up, velocityQ: uq }; // prettier-ignore
     writeStruct(this.struct, values, view);
   }
 
   /** Collider k is at `pose` now and moves at up (its p) and uq (its q); queued, no readback. */
   writeCollider(k: number, pose: ResolvedCollider, up: readonly number[], uq: readonly number[]): void {
     const bytes = new ArrayBuffer(this.stride);
-    this.colliderBytes(pose, up, uq, new DataView(bytes));
+    this.colliderBytes(k, pose, up, uq, new DataView(bytes));
     this.x.device.queue.writeBuffer(this.colliders, k * this.stride, bytes);
   }
 
   private get buffers(): Record<string, GPUBuffer> {
-    return { colliders: this.colliders, contactNormals: this.contactNormals, contactData: this.contactData };
+    return { colliders: this.colliders, contactNormals: this.contactNormals, contactData: this.contactData, meshData: this.meshData }; // prettier-ignore
   }
 
   /**
@@ -76,7 +83,7 @@ export class GpuContacts {
   ): Dispatch {
     const gravity = Math.hypot(...this.x.model.gravity);
     const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity }), true);
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK }; // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
     return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
@@ -110,7 +117,7 @@ export class GpuContacts {
   /** The `project` op: one dispatch over the particles, its step h a uniform rewritten with h. */
   private project(op: Extract<Op, { op: 'project' }>, heads: ReadonlyMap<string, number>): Dispatch {
     const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ h }), true);
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length }; // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
     return this.x.dispatch('contactProject', 'contactProject', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 }
