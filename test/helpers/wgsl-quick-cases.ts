@@ -34,6 +34,7 @@ import {
   WeftStepSizeError,
   createModel,
   createSimulation,
+  meshHinges,
   withBending,
   withColliders,
   withStrainLimit,
@@ -327,6 +328,30 @@ function bendingCloth(stiffness = 0.05): Model {
 }
 
 /**
+ * The quick cloth with rest angles of ±3 and ±0.4 rad in turn (k_B = 0.01 J): θ − θ₀ leaves
+ * [−π, π) on the hinges at ±3, where bending-hinges.wgsl wraps it.
+ */
+function foldedCloth(): Model {
+  const model = quickCloth();
+  const count = meshHinges(model.triangleIndices, model.particleCount).length / 4;
+  const restAngles = Array.from({ length: count }, (_, h) => [3, -3, 0.4, -0.4][h % 4]!);
+  return withBending(model, { stiffness: 0.01, damping: 1e-3, restAngles });
+}
+
+/**
+ * contact-detect.wgsl's surface slack: two particles behind a plane (y = 0, thickness 0) at
+ * |x|∞ = 3, moving away at 1e-5 m/s, h = 1/64 s, |g| = 8 m/s²: one exactly at the slack's edge,
+ * g = −4 f32(1e-6) = −surfaceSlack (1 + |x|∞) (on the surface: free), one at 1.125 times it
+ * (behind it: held). The CPU's float64 edge, −4e-6, is just beyond the first and short of the second.
+ */
+function surfaceSlack(): Model {
+  const colliders = [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5, thickness: 0 }];
+  const edge = -4 * Math.fround(1e-6);
+  const positions = [3, edge, 0, 3, 1.125 * edge, 2, 0, 1, 0];
+  return createModel({ positions, velocities: [0, 1e-5, 0, 0, 1e-5, 0, 0, -1, 0], masses: [0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, gravity: [0, -8, 0], colliders: colliders as never }); // prettier-ignore
+}
+
+/**
  * Two hinges each with one wing of zero area (its far corner on the hinge's edge: ‖n‖² = 0
  * exactly), first in one triangle order, then in the other, falling under gravity: a degenerate
  * hinge has no angle and no force (bending-hinges.wgsl), not 0/0.
@@ -350,7 +375,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), stiffBending: () => bendingCloth(2), degenerateHinges, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -464,6 +489,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'implicit-euler pcg colliders, particles leaving a plane', kind: 'fixed', scene: 'leaving', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
   // One step each: a second one ends every variant of these ties on the surface alike.
   { label: 'symplectic-euler colliders at their ties, one step', kind: 'fixed', scene: 'ties', options: { integrator: 'symplectic-euler', dt: H }, steps: 1, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg colliders, the surface slack\'s edge, one step', kind: 'fixed', scene: 'surfaceSlack', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, contact thresholds at their ties, one step', kind: 'fixed', scene: 'thresholds', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 2, pose: { a: [-1.5, 0.02, -0.32], b: [-1.47, 0.06, 0.3] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'freeSphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
@@ -493,6 +519,15 @@ export const QUICK_CASES: readonly QuickCase[] = [
     scene: 'stiffBending' as const,
     options: { integrator: 'implicit-euler', dt: 1 / 60, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', preconditioner }, // prettier-ignore
     steps: 2,
+    tEnd: 0,
+  })),
+  { label: 'symplectic-euler bending, rest angles past ±π', kind: 'fixed', scene: 'folded', options: { integrator: 'symplectic-euler', dt: H }, steps: 20, tEnd: 0 }, // prettier-ignore
+  ...(['newmark', 'variational-symplectic-implicit', 'implicit-euler'] as const).map((integrator) => ({
+    label: `${integrator} pcg bending${integrator === 'implicit-euler' ? ', rest angles past ±π' : ''}`,
+    kind: 'fixed' as const,
+    scene: integrator === 'implicit-euler' ? ('folded' as const) : ('bending' as const),
+    options: { integrator, dt: 4 * H, rayleighMass: 0.5, rayleighStiffness: 2e-3, tolerance: 1e-6, solver: 'pcg', ...(integrator === 'variational-symplectic-implicit' ? { newtonIterations: 3 } : {}) }, // prettier-ignore
+    steps: 3,
     tEnd: 0,
   })),
   { label: 'symplectic-euler bending, degenerate hinges', kind: 'fixed', scene: 'degenerateHinges', options: { integrator: 'symplectic-euler', dt: H }, steps: 20, tEnd: 0 }, // prettier-ignore
