@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { createModel, createSimulation, WeftInputError, type Collider } from '../src/index.ts';
+import { createModel, createSimulation, parseScene, WeftInputError, type Collider } from '../src/index.ts';
 import {
   buildMeshBvh,
   closestOnTriangle,
@@ -184,4 +184,13 @@ test('the shaders hold the constants of src/model: MESH_STACK and FILTER_ROUNDIN
     const value = Number(/const FILTER_ROUNDING2 = ([0-9.e-]+);/.exec(text(name))![1]);
     expect(value).toBe(FILTER_ROUNDING ** 2);
   }
+});
+
+test('a scene file may carry a mesh collider (checked by the schema and by createModel)', () => {
+  const box = boxMesh([0, -0.5, 0], [1, 0.5, 1]);
+  const scene = { cloth: { nx: 4, ny: 4, spacing: 0.1, pins: 'none', origin: [-0.15, 0.2, -0.15] }, colliders: [{ shape: 'mesh', ...box, offset: [0, 0.1, 0] }] }; // prettier-ignore
+  const model = parseScene(scene);
+  expect(model.colliders[0]!.shape).toBe('mesh');
+  expect(colliderDistance(model.colliders[0]!, [0, 0.5, 0]).distance).toBeCloseTo(0.4, 12);
+  expect(() => parseScene({ ...scene, colliders: [{ shape: 'mesh', ...box, triangles: [0, 1] }] })).toThrow(/colliders\[0\]\.triangles/); // prettier-ignore
 });
