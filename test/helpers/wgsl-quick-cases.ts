@@ -56,6 +56,7 @@ import {
   WebGpuImplicitSimulation,
 } from '../../src/internal.ts';
 import { THICKNESS } from './cloth-on-sphere.ts';
+import { boxMesh, icosphere } from './meshes.ts';
 import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES } from '../../src/model/wind.ts';
 import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
 import { reversedReductions } from './wgsl-race-cases.ts';
@@ -361,6 +362,38 @@ function degenerateHinges(): Model {
   return createModel({ positions, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.1), springPairs: [], springStiffness: 0, triangles: [0, 1, 2, 1, 0, 3, 4, 5, 6, 5, 4, 7], bending: { stiffness: 0.05, damping: 1e-3, restAngles: 'flat' } }); // prettier-ignore
 }
 
+/**
+ * Triangle-mesh colliders (colliders.wgsl's hierarchy traversal, nearest triangle and
+ * pseudonormal): 48 free particles at rest, no gravity, inside an icosphere of 320 triangles
+ * (radius 0.3 m, centre at the origin) and 16 just outside a box mesh — one step projects those
+ * inside onto the surface, from a face, an edge or a corner region.
+ */
+function meshPoints(): Model {
+  const positions: number[] = [];
+  let seed = 12345;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+  while (positions.length < 3 * 48) {
+    const x = [0.5 * next(), 0.5 * next(), 0.5 * next()];
+    if (Math.hypot(...x) < 0.28) positions.push(...x);
+  }
+  // Inside the box mesh (centre (1, 0, 0), half extents 0.2, 0.15, 0.1): near faces, edges, corners.
+  for (let k = 0; k < 16; k++) positions.push(1 + 0.19 * Math.sin(2.3 * k), 0.14 * Math.cos(1.7 * k), 0.095 * Math.sin(0.9 * k + 1)); // prettier-ignore
+  const colliders = [
+    { shape: 'mesh', ...icosphere(2, 0.3), friction: 0.8, thickness: 0 },
+    { shape: 'mesh', ...boxMesh([1, 0, 0], [0.2, 0.15, 0.1]), friction: 0.3, thickness: 0.01 },
+  ];
+  return createModel({ positions, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.01), springPairs: [], springStiffness: 0, gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
+}
+
+/** A 5 × 5 cloth falling onto an icosphere mesh (test/gpu-mesh-collider.test.ts's scene, smaller). */
+function clothOnMesh(): Model {
+  const cloth = buildCloth({ nx: 5, ny: 5, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-0.12, 0.32, -0.12] }); // prettier-ignore
+  const v = cloth.particleVelocities;
+  for (let i = 0; i < v.length / 3; i++)
+    v.set([0.2 * Math.sin(1.1 * i), -0.3, 0.2 * Math.cos(0.8 * i)], 3 * i);
+  return withColliders(cloth, [{ shape: 'mesh', ...icosphere(2, 0.3), friction: 0.8, thickness: 0.01 }] as never); // prettier-ignore
+}
+
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
 const STILL: ReadonlySet<string> = new Set(['rest', 'origin', 'still']);
 
@@ -375,7 +408,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: restGrid, origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, clothOnMesh, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -489,6 +522,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'implicit-euler pcg colliders, particles leaving a plane', kind: 'fixed', scene: 'leaving', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
   // One step each: a second one ends every variant of these ties on the surface alike.
   { label: 'symplectic-euler colliders at their ties, one step', kind: 'fixed', scene: 'ties', options: { integrator: 'symplectic-euler', dt: H }, steps: 1, tEnd: 0 }, // prettier-ignore
+  // Triangle-mesh colliders: points inside meshes projected in one step; a cloth on a moving mesh.
+  { label: 'symplectic-euler mesh colliders, points inside, one step', kind: 'fixed', scene: 'meshPoints', options: { integrator: 'symplectic-euler', dt: 1e-4 }, steps: 1, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg cloth on a moving mesh collider', kind: 'fixed', scene: 'clothOnMesh', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { offset: [0.01, 0.04, -0.01] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, the surface slack\'s edge, one step', kind: 'fixed', scene: 'surfaceSlack', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, contact thresholds at their ties, one step', kind: 'fixed', scene: 'thresholds', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 2, pose: { a: [-1.5, 0.02, -0.32], b: [-1.47, 0.06, 0.3] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
