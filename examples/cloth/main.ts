@@ -131,6 +131,7 @@ function readSettings(): Settings {
     structural: number('structural'),
     shear: number('shear'),
     bend: number('bend'),
+    bending: number('bending'),
     damping: number('damping'),
     rayleigh: number('rayleigh'),
     gravity: number('gravity'),

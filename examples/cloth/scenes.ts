@@ -32,6 +32,8 @@ export interface SceneSettings {
   shear: number;
   /** The square's bend springs; the skirt's bending springs, N/m. */
   bend: number;
+  /** Dihedral bending stiffness k_B on every hinge (Weft's `bending`), J; 0: none. */
+  bending: number;
   damping: number;
   gravity: number;
 }
@@ -82,6 +84,7 @@ function garmentMesh(): NonNullable<typeof garment> {
 /** The cloth of `settings` at rest. The square lies flat above the sphere, pinned on its far edge. */
 function restModel(settings: SceneSettings): Model {
   const gravity = [0, -settings.gravity, 0] as const;
+  const bending = settings.bending > 0 ? { bending: { stiffness: settings.bending } } : {};
   if (settings.scene === 'garment') {
     const { positions, triangles } = garmentMesh();
     return meshToModel(positions, triangles, {
@@ -89,6 +92,7 @@ function restModel(settings: SceneSettings): Model {
       stretchStiffness: settings.structural,
       bendStiffness: settings.bend,
       damping: settings.damping,
+      ...bending,
       pinned: meshPins(positions, settings.pins),
       gravity,
     });
@@ -100,6 +104,7 @@ function restModel(settings: SceneSettings): Model {
     shearStiffness: settings.shear,
     bendStiffness: settings.bend,
     damping: settings.damping,
+    ...bending,
   };
   if (settings.scene === 'flag') {
     const rows = flagRows(n);
@@ -142,7 +147,8 @@ export function buildModel(settings: SceneSettings, from?: SimulationState): Mod
     fixed.push(i);
     velocities.fill(0, 3 * i, 3 * i + 3);
   });
-  return createModel({
+  // The hinges keep the rest cloth's angles and coefficients, not those of the state carried on.
+  const model = createModel({
     positions: from.positions,
     velocities,
     masses: cloth.particleMass,
@@ -154,6 +160,7 @@ export function buildModel(settings: SceneSettings, from?: SimulationState): Mod
     triangles: cloth.triangleIndices,
     gravity: cloth.gravity,
   });
+  return { ...model, bending: cloth.bending };
 }
 
 /**
