@@ -90,7 +90,8 @@ const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2
 
 /**
  * θ of hinge (i0, i1, i2, i3) at positions x, and ∇θ into `gradient` [12] from `at` (∇₀θ, ∇₁θ,
- * ∇₂θ, ∇₃θ); θ = 0 and ∇θ = 0 for a degenerate hinge.
+ * ∇₂θ, ∇₃θ); θ = 0 and ∇θ = 0 for a degenerate hinge. Scalar arithmetic only: no allocation per
+ * hinge (it runs for every hinge at every evaluation).
  */
 export function hingeAngle(
   x: ArrayLike<number>,
@@ -101,26 +102,61 @@ export function hingeAngle(
   gradient?: { [k: number]: number },
   at = 0,
 ): number {
-  const e = sub(x, i1, i0);
-  const n1 = cross(e, sub(x, i2, i0));
-  const n2 = cross(sub(x, i3, i0), e);
-  const [ee, nn1, nn2] = [dot(e, e), dot(n1, n1), dot(n2, n2)];
-  if (gradient) for (let k = 0; k < 12; k++) gradient[at + k] = 0;
-  if (!(ee > 0 && nn1 > 0 && nn2 > 0)) return 0;
-  const length = Math.sqrt(ee);
-  const m = cross(n1, n2);
-  const theta = Math.atan2(dot(m, e) / length, dot(n1, n2));
-  if (!gradient) return theta;
-  const s2 = dot(sub(x, i2, i0), e) / ee;
-  const s3 = dot(sub(x, i3, i0), e) / ee;
-  for (let c = 0; c < 3; c++) {
-    const g2 = (-length * n1[c]!) / nn1;
-    const g3 = (-length * n2[c]!) / nn2;
-    gradient[at + c] = -(1 - s2) * g2 - (1 - s3) * g3;
-    gradient[at + 3 + c] = -s2 * g2 - s3 * g3;
-    gradient[at + 6 + c] = g2;
-    gradient[at + 9 + c] = g3;
+  // Plain scalars (no destructuring): twice as fast in V8 as the same with array literals.
+  const a = 3 * i0;
+  const b = 3 * i1;
+  const c = 3 * i2;
+  const d = 3 * i3;
+  const x0 = x[a]!;
+  const y0 = x[a + 1]!;
+  const z0 = x[a + 2]!;
+  const ex = x[b]! - x0; // e = x₁ − x₀
+  const ey = x[b + 1]! - y0;
+  const ez = x[b + 2]! - z0;
+  const px = x[c]! - x0; // x₂ − x₀
+  const py = x[c + 1]! - y0;
+  const pz = x[c + 2]! - z0;
+  const qx = x[d]! - x0; // x₃ − x₀
+  const qy = x[d + 1]! - y0;
+  const qz = x[d + 2]! - z0;
+  const n1x = ey * pz - ez * py; // n₁ = e × (x₂ − x₀)
+  const n1y = ez * px - ex * pz;
+  const n1z = ex * py - ey * px;
+  const n2x = qy * ez - qz * ey; // n₂ = (x₃ − x₀) × e
+  const n2y = qz * ex - qx * ez;
+  const n2z = qx * ey - qy * ex;
+  const ee = ex * ex + ey * ey + ez * ez;
+  const nn1 = n1x * n1x + n1y * n1y + n1z * n1z;
+  const nn2 = n2x * n2x + n2y * n2y + n2z * n2z;
+  if (!(ee > 0 && nn1 > 0 && nn2 > 0)) {
+    if (gradient) for (let k = 0; k < 12; k++) gradient[at + k] = 0;
+    return 0;
   }
+  const length = Math.sqrt(ee);
+  // (n₁ × n₂)·ê and n₁·n₂
+  const sine = ((n1y * n2z - n1z * n2y) * ex + (n1z * n2x - n1x * n2z) * ey + (n1x * n2y - n1y * n2x) * ez) / length; // prettier-ignore
+  const theta = Math.atan2(sine, n1x * n2x + n1y * n2y + n1z * n2z);
+  if (!gradient) return theta;
+  const s2 = (px * ex + py * ey + pz * ez) / ee;
+  const s3 = (qx * ex + qy * ey + qz * ez) / ee;
+  const w1 = -length / nn1; // ∇₂θ = w₁ n₁
+  const w2 = -length / nn2; // ∇₃θ = w₂ n₂
+  const a0 = -(1 - s2) * w1; // ∇₀θ = a₀ n₁ + b₀ n₂
+  const b0 = -(1 - s3) * w2;
+  const a1 = -s2 * w1; // ∇₁θ = a₁ n₁ + b₁ n₂
+  const b1 = -s3 * w2;
+  gradient[at] = a0 * n1x + b0 * n2x;
+  gradient[at + 1] = a0 * n1y + b0 * n2y;
+  gradient[at + 2] = a0 * n1z + b0 * n2z;
+  gradient[at + 3] = a1 * n1x + b1 * n2x;
+  gradient[at + 4] = a1 * n1y + b1 * n2y;
+  gradient[at + 5] = a1 * n1z + b1 * n2z;
+  gradient[at + 6] = w1 * n1x;
+  gradient[at + 7] = w1 * n1y;
+  gradient[at + 8] = w1 * n1z;
+  gradient[at + 9] = w2 * n2x;
+  gradient[at + 10] = w2 * n2y;
+  gradient[at + 11] = w2 * n2z;
   return theta;
 }
 

@@ -109,17 +109,24 @@ export class CpuBending {
    */
   gather(to: RealArray, perMass: boolean): void {
     const { offsets, entries } = this.incidence;
+    const terms = this.terms;
     for (let i = 0; i < this.model.particleCount; i++) {
       const invMass = this.model.particleInvMass[i]!;
       if (invMass === 0) continue;
-      let [fx, fy, fz] = [0, 0, 0];
+      let fx = 0;
+      let fy = 0;
+      let fz = 0;
       for (let e = offsets[i]!; e < offsets[i + 1]!; e++) {
         const k = 3 * entries[e]!;
-        [fx, fy, fz] = [fx + this.terms[k]!, fy + this.terms[k + 1]!, fz + this.terms[k + 2]!];
+        fx += terms[k]!;
+        fy += terms[k + 1]!;
+        fz += terms[k + 2]!;
       }
       const s = perMass ? invMass : 1;
       const p = 3 * i;
-      [to[p], to[p + 1], to[p + 2]] = [to[p]! + s * fx, to[p + 1]! + s * fy, to[p + 2]! + s * fz];
+      to[p] = to[p]! + s * fx;
+      to[p + 1] = to[p + 1]! + s * fy;
+      to[p + 2] = to[p + 2]! + s * fz;
     }
   }
 
