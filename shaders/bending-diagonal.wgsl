@@ -3,7 +3,7 @@
 //   Σ_{hinges of i} (γ 2kc + β dc) ∇_iθ ∇_iθᵀ,
 // which system-diagonal.wgsl adds to the springs' before inverting.
 
-@group(0) @binding(4) var<uniform> solver: SolverParams;
+@group(0) @binding(4) var<uniform> solver: SolverParams;  // the solve's β, γ
 @group(0) @binding(5) var<storage, read> hinges: array<Hinge>;
 @group(0) @binding(6) var<storage, read> hingeStates: array<vec4<f32>>;  // as bending-hinges.wgsl wrote them
 @group(0) @binding(7) var<storage, read> hingeIncidence: array<u32>;    // as in bending-gather.wgsl

@@ -8,7 +8,7 @@
 
 override writeTerms: u32 = 0u;
 
-@group(0) @binding(4) var<storage, read> hinges: array<Hinge>;
+@group(0) @binding(4) var<storage, read> hinges: array<Hinge>;  // the hinges and their material
 // Per hinge and corner: xyz ∇_jθ, 1/m; w of corner 0: F, J.
 @group(0) @binding(5) var<storage, read_write> hingeStates: array<vec4<f32>>;
 // Per hinge and corner: xyz σ ∇_jθ, N (here σ = F).

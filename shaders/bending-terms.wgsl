@@ -16,8 +16,8 @@ struct BendingTermsOp {
 
 override fromSolver: u32 = 0u;
 
-@group(0) @binding(4) var<uniform> op: BendingTermsOp;
-@group(0) @binding(5) var<uniform> solver: SolverParams;
+@group(0) @binding(4) var<uniform> op: BendingTermsOp;     // the rhs's coefficients (fromSolver = 0)
+@group(0) @binding(5) var<uniform> solver: SolverParams;   // the solve's β, γ (fromSolver = 1)
 @group(0) @binding(6) var<storage, read> hinges: array<Hinge>;
 @group(0) @binding(7) var<storage, read> hingeStates: array<vec4<f32>>;   // as bending-hinges.wgsl wrote them
 @group(0) @binding(8) var<storage, read_write> hingeTerms: array<vec4<f32>>;  // σ ∇_jθ, N
