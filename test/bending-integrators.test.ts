@@ -2,7 +2,7 @@
  * Every fixed-step integrator feels dihedral bending (src/model/bending.ts) on the CPU: the first
  * step of h = 10 µs from rest of a free, bumped, flat-at-rest sheet with no springs and no gravity
  * gives Δp / h = −∇E to first order in h (p = m v, or the scheme's momenta), −∇E from central
- * differences of the energy.
+ * differences of the energy. And with rest angles from the initial shape, no force at all.
  */
 import { expect, test } from 'vitest';
 import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
@@ -36,3 +36,12 @@ test.each(FIXED_STEP_INTEGRATOR_NAMES)('%s: Δp / h after one step of 10 µs is 
   const worst = Math.max(...force.map((f, k) => Math.abs(f - expected[k]!)));
   expect(worst).toBeLessThan(1e-3 * scale);
 }); // prettier-ignore
+
+test('rest angles from the initial shape: the bumpy sheet at rest feels no force (velocities exactly 0)', async () => {
+  const rest = createModel({ positions: x, masses: model.particleMass, springPairs: [], springStiffness: 0, triangles: model.triangleIndices, gravity: [0, 0, 0], bending: { stiffness: 0.05 } }); // prettier-ignore
+  expect(Math.max(...Array.from(rest.bending!.hingeRestAngle, Math.abs))).toBeGreaterThan(0.1);
+  const sim = await createSimulation(rest, { integrator: 'symplectic-euler', dt: 1e-3 });
+  sim.step(1);
+  expect(Array.from((await sim.readState()).velocities)).toEqual(Array.from(new Float64Array(x.length)));
+  sim.destroy();
+});
