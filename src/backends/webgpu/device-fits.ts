@@ -79,6 +79,9 @@ export function requireFloat32Model(model: Model): void {
     ['springs.restLengths', model.springRestLength],
     ['springs.damping', model.springDamping],
     ['gravity', model.gravity],
+    // k_B c and d_B c per hinge (src/model/bending.ts): the GPU's copies of the user's k_B, d_B.
+    ['bending.stiffness', model.bending?.hingeStiffness ?? []],
+    ['bending.damping', model.bending?.hingeDamping ?? []],
   ];
   for (const [field, values] of fields)
     for (let k = 0; k < values.length; k++)
