@@ -100,3 +100,44 @@ test('Ctrl-C ends a run of 1e12 steps at once with exit 130 and a complete docum
   expect(output.stats).toBeUndefined();
   expect(output.error.message).toMatch(/^interrupted \(Ctrl-C\) at step \d+ of 1000000000000/);
 }, 60_000);
+
+describe('a scene mesh collider read from an OBJ file (relative to the scene)', () => {
+  // A 2 m box, its top at y = 0 (faces wound counter-clockwise seen from outside).
+  const BOX = ['v -1 -1 -1', 'v 1 -1 -1', 'v 1 0 -1', 'v -1 0 -1', 'v -1 -1 1', 'v 1 -1 1', 'v 1 0 1', 'v -1 0 1', 'f 1 4 3 2', 'f 5 6 7 8', 'f 1 2 6 5', 'f 4 8 7 3', 'f 1 5 8 4', 'f 2 3 7 6'].join('\n'); // prettier-ignore
+  const scene = (collider: object): string => {
+    const dir = mkdtempSync(join(folder, 'obj-collider-'));
+    writeFileSync(join(dir, 'box.obj'), BOX);
+    const file = join(dir, 'scene.json');
+    writeFileSync(file, JSON.stringify({ cloth: { nx: 4, ny: 4, spacing: 0.1, pins: 'none', origin: [-0.15, 0.2, -0.15] }, colliders: [{ shape: 'mesh', thickness: 0.01, ...collider }] })); // prettier-ignore
+    return file;
+  };
+
+  test('a cloth dropped on it rests on its top at the thickness', async () => {
+    const { code, stdout, stderr } = await weft('run', scene({ obj: 'box.obj' }), '--integrator', 'implicit-euler', '--dt', '0.01', '--steps', '150'); // prettier-ignore
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const output = JSON.parse(stdout) as { frames: { positions: number[] }[] };
+    const ys = output.frames.at(-1)!.positions.filter((_, k) => k % 3 === 1);
+    for (const y of ys) expect(Math.abs(y - 0.01)).toBeLessThan(1e-6);
+  });
+
+  test.each([
+    [{ obj: 'missing.obj' }, /^weft: colliders\[0\]\.obj: cannot read '.*missing\.obj': ENOENT$/],
+    [{ obj: 7 }, /^weft: colliders\[0\]\.obj: must be a file name, got 7$/],
+    [{ obj: 'box.obj', vertices: [0, 0, 0] }, /^weft: colliders\[0\]\.obj: names the mesh already given/],
+  ])('%j is a one-line error naming colliders[0].obj', async (collider, message) => {
+    const { code, stderr } = await weft(
+      'run',
+      scene(collider),
+      '--integrator',
+      'implicit-euler',
+      '--dt',
+      '0.01',
+      '--steps',
+      '1',
+    );
+    expect(code).not.toBe(0);
+    expect(weftLines(stderr)).toHaveLength(1);
+    expect(weftLines(stderr)[0]).toMatch(message);
+  });
+});

@@ -170,6 +170,7 @@ test('clear errors name the field', () => {
     ],
     [{ shape: 'mesh', vertices, triangles, offset: [0, 1] }, /colliders\[0\]\.offset/],
     [{ shape: 'mesh', triangles }, /colliders\[0\]\.vertices: must be an array/],
+    [{ shape: 'mesh', obj: 'body.obj' }, /colliders\[0\]\.obj: is read by the CLI/],
   ];
   for (const [collider, message] of cases) {
     expect(make(collider)).toThrow(WeftInputError);

@@ -1,8 +1,10 @@
 /** The CLI's checks of what a user typed: numbers, integrator and backend names, scene files (JSON or OBJ). */
 import { readFileSync } from 'node:fs';
-import { WeftInputError } from '../core/errors.ts';
+import { dirname, resolve } from 'node:path';
+import { describeValue, WeftInputError } from '../core/errors.ts';
 import { INTEGRATOR_NAMES, INTEGRATORS, type IntegratorName } from '../integrators/catalog.ts';
 import type { Model } from '../model/model.ts';
+import { loadObj } from '../model/obj.ts';
 import { parseScene } from '../model/scene.ts';
 import { decimalNumber } from './flags.ts';
 import { givenMeshFlag } from './mesh-flags.ts';
@@ -89,5 +91,33 @@ export function readScene(
   } catch (error) {
     throw new WeftInputError('scene', `'${path}' is not valid JSON: ${(error as Error).message}`);
   }
-  return { model: parseScene(json) };
+  return { model: parseScene(withObjColliders(json, path)) };
+}
+
+/**
+ * A scene's mesh colliders may name an OBJ file (`"obj": "body.obj"`, relative to the scene file)
+ * instead of giving `vertices` and `triangles`: read here, fan-triangulated by loadObj (the
+ * library's parseScene reads no files).
+ */
+function withObjColliders(json: unknown, scenePath: string): unknown {
+  const colliders = (json as { colliders?: unknown } | null)?.colliders;
+  if (!Array.isArray(colliders)) return json;
+  const read = colliders.map((c: unknown, k: number) => {
+    if (typeof c !== 'object' || c === null || !('obj' in c)) return c;
+    const { obj, ...rest } = c as Record<string, unknown>;
+    const field = `colliders[${k}].obj`;
+    if (typeof obj !== 'string')
+      throw new WeftInputError(field, `must be a file name, got ${describeValue(obj)}`);
+    if ('vertices' in rest || 'triangles' in rest) throw new WeftInputError(field, 'names the mesh already given by vertices and triangles: give one or the other'); // prettier-ignore
+    const file = resolve(dirname(scenePath), obj);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new WeftInputError(field, `cannot read '${file}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`); // prettier-ignore
+    }
+    const mesh = loadObj(text, { source: obj });
+    return { ...rest, vertices: Array.from(mesh.positions), triangles: Array.from(mesh.triangles) };
+  });
+  return { ...(json as object), colliders: read };
 }

@@ -135,6 +135,7 @@ export function resolveCollider(c: unknown, k: number): ResolvedCollider {
       return { shape: 'box', p: vec3(o['center'], `${at}.center`), q: h, radius: 0, ...surface };
     }
     case 'mesh': {
+      if (o['obj'] !== undefined) throw new WeftInputError(`${at}.obj`, "is read by the CLI (weft run scene.json); the library takes vertices and triangles (loadObj reads an OBJ's text)"); // prettier-ignore
       const mesh = buildMeshBvh(o['vertices'], o['triangles'], at);
       const offset = o['offset'] === undefined ? ([0, 0, 0] as const) : vec3(o['offset'], `${at}.offset`);
       return { shape: 'mesh', p: offset, q: [0, 0, 0], radius: 0, ...surface, mesh };
