@@ -170,30 +170,52 @@ export function buildMeshBvh(vertices: unknown, triangles: unknown, at: string):
 }
 
 /**
- * The closest point of triangle (a, b, c) to x and the feature it lies on: 0 the face, 1–3 the
- * edges ab, bc, ca, 4–6 the vertices a, b, c (Ericson 2005 §5.1.5, its Voronoi regions in order).
+ * The closest point of triangle t of `corners` ([9 t], a, b, c) to x into `out` (xyz) and the
+ * feature it lies on, returned: 0 the face, 1–3 the edges ab, bc, ca, 4–6 the vertices a, b, c
+ * (Ericson 2005 §5.1.5, its Voronoi regions in order; scalars, no array a call).
  */
-export function closestOnTriangle(x: Vec3, a: Vec3, b: Vec3, c: Vec3): { point: Vec3; feature: number } {
-  const along = (p: Vec3, d: Vec3, t: number): Vec3 => [p[0] + t * d[0], p[1] + t * d[1], p[2] + t * d[2]];
-  const [ab, ac, ap] = [sub(b, a), sub(c, a), sub(x, a)];
-  const [d1, d2] = [dot(ab, ap), dot(ac, ap)];
-  if (d1 <= 0 && d2 <= 0) return { point: a, feature: 4 };
-  const bp = sub(x, b);
-  const [d3, d4] = [dot(ab, bp), dot(ac, bp)];
-  if (d3 >= 0 && d4 <= d3) return { point: b, feature: 5 };
+function closestPoint(x: Vec3, corners: ArrayLike<number>, t: number, out: number[]): number {
+  const o = 9 * t;
+  const [ax, ay, az, bx, by, bz, cx, cy, cz] = [corners[o]!, corners[o + 1]!, corners[o + 2]!, corners[o + 3]!, corners[o + 4]!, corners[o + 5]!, corners[o + 6]!, corners[o + 7]!, corners[o + 8]!]; // prettier-ignore
+  const [abx, aby, abz, acx, acy, acz] = [bx - ax, by - ay, bz - az, cx - ax, cy - ay, cz - az];
+  const set = (px: number, py: number, pz: number, feature: number): number => {
+    [out[0], out[1], out[2]] = [px, py, pz];
+    return feature;
+  };
+  const d1 = abx * (x[0] - ax) + aby * (x[1] - ay) + abz * (x[2] - az);
+  const d2 = acx * (x[0] - ax) + acy * (x[1] - ay) + acz * (x[2] - az);
+  if (d1 <= 0 && d2 <= 0) return set(ax, ay, az, 4);
+  const d3 = abx * (x[0] - bx) + aby * (x[1] - by) + abz * (x[2] - bz);
+  const d4 = acx * (x[0] - bx) + acy * (x[1] - by) + acz * (x[2] - bz);
+  if (d3 >= 0 && d4 <= d3) return set(bx, by, bz, 5);
   const vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) return { point: along(a, ab, d1 / (d1 - d3)), feature: 1 };
-  const cp = sub(x, c);
-  const [d5, d6] = [dot(ab, cp), dot(ac, cp)];
-  if (d6 >= 0 && d5 <= d6) return { point: c, feature: 6 };
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    const v = d1 / (d1 - d3);
+    return set(ax + v * abx, ay + v * aby, az + v * abz, 1);
+  }
+  const d5 = abx * (x[0] - cx) + aby * (x[1] - cy) + abz * (x[2] - cz);
+  const d6 = acx * (x[0] - cx) + acy * (x[1] - cy) + acz * (x[2] - cz);
+  if (d6 >= 0 && d5 <= d6) return set(cx, cy, cz, 6);
   const vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) return { point: along(a, ac, d2 / (d2 - d6)), feature: 3 };
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    const w = d2 / (d2 - d6);
+    return set(ax + w * acx, ay + w * acy, az + w * acz, 3);
+  }
   const va = d3 * d6 - d5 * d4;
-  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
-    return { point: along(b, sub(c, b), (d4 - d3) / (d4 - d3 + (d5 - d6))), feature: 2 };
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+    const w = (d4 - d3) / (d4 - d3 + (d5 - d6));
+    return set(bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz), 2);
+  }
   const denominator = 1 / (va + vb + vc);
   const [v, w] = [vb * denominator, vc * denominator];
-  return { point: [a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w, a[2] + ab[2] * v + ac[2] * w], feature: 0 }; // prettier-ignore
+  return set(ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w, 0);
+}
+
+/** The closest point of triangle (a, b, c) to x and its feature (see closestPoint). */
+export function closestOnTriangle(x: Vec3, a: Vec3, b: Vec3, c: Vec3): { point: Vec3; feature: number } {
+  const out = [0, 0, 0];
+  const feature = closestPoint(x, [...a, ...b, ...c], 0, out);
+  return { point: [out[0]!, out[1]!, out[2]!], feature };
 }
 
 /** Squared distance from x to a node's box (0 inside it). */
@@ -209,18 +231,23 @@ function boxDistance2(bounds: Float64Array, node: number, x: Vec3): number {
 /** The signed distance φ from x (in the mesh's frame) to the mesh and the outward unit normal there. */
 export function meshDistance(mesh: MeshBvh, x: Vec3): { distance: number; normal: Vec3 } {
   const { bounds, first, count, corners, normals } = mesh;
-  const corner = (t: number, k: number): Vec3 => [corners[9 * t + 3 * k]!, corners[9 * t + 3 * k + 1]!, corners[9 * t + 3 * k + 2]!]; // prettier-ignore
-  let [best, triangle, feature, point] = [Infinity, -1, 0, [0, 0, 0] as Vec3];
+  const [point, candidate] = [
+    [0, 0, 0],
+    [0, 0, 0],
+  ];
+  let [best, triangle, feature] = [Infinity, -1, 0];
   const stack = [0];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (!(boxDistance2(bounds, node, x) < best)) continue;
     if (count[node]! > 0) {
       for (let t = first[node]!; t < first[node]! + count[node]!; t++) {
-        const closest = closestOnTriangle(x, corner(t, 0), corner(t, 1), corner(t, 2));
-        const d = sub(x, closest.point);
-        const d2 = dot(d, d);
-        if (d2 < best) [best, triangle, feature, point] = [d2, t, closest.feature, closest.point];
+        const f = closestPoint(x, corners, t, candidate);
+        const d2 = (x[0] - candidate[0]!) ** 2 + (x[1] - candidate[1]!) ** 2 + (x[2] - candidate[2]!) ** 2;
+        if (d2 < best) {
+          [best, triangle, feature] = [d2, t, f];
+          [point[0], point[1], point[2]] = [candidate[0]!, candidate[1]!, candidate[2]!];
+        }
       }
       continue;
     }
@@ -231,7 +258,7 @@ export function meshDistance(mesh: MeshBvh, x: Vec3): { distance: number; normal
   }
   const k = 21 * triangle + 3 * feature;
   const pseudo: Vec3 = [normals[k]!, normals[k + 1]!, normals[k + 2]!];
-  const d = sub(x, point);
+  const d: Vec3 = [x[0] - point[0]!, x[1] - point[1]!, x[2] - point[2]!];
   const length = Math.sqrt(best);
   const sign = dot(d, pseudo) < 0 ? -1 : 1;
   if (!(length > 0)) return { distance: 0, normal: pseudo };
