@@ -17,6 +17,9 @@
  * No vitest here (the mutator imports this file inside its own vitest process).
  */
 import { acquireDevice, kernels, readBuffer, structBytes, type KernelName } from '../../src/internal.ts';
+// The Node entry: Dawn's adapters for acquireDevice (the mutator re-imports this file with fresh
+// modules, which test/setup/node-entry.ts registered only once).
+import '../../src/node.ts';
 import { bindByName } from '../../src/backends/webgpu/gpu-common.ts';
 
 const THREADS = 32;
