@@ -51,7 +51,6 @@ import {
   IMPLICIT_INTEGRATOR_NAMES,
   readBuffer,
   diagonalInverse,
-  type KernelName,
   resolveImplicitOptions,
   solveLinear,
   springStates,
@@ -62,7 +61,7 @@ import { THICKNESS } from './cloth-on-sphere.ts';
 import { boxMesh, icosphere } from './meshes.ts';
 import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES } from '../../src/model/wind.ts';
 import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
-import { reversedReductions, withReversedThreads } from './wgsl-race-cases.ts';
+import { reversedReductions } from './wgsl-race-cases.ts';
 import type { Program } from '../../src/integrators/program.ts';
 import type { ResolvedImplicitOptions } from '../../src/integrators/implicit-options.ts';
 import { encodeDispatches, type Compiled } from '../../src/backends/webgpu/dispatch.ts';
@@ -96,12 +95,6 @@ export interface QuickCase {
    * are compared too, where the CPU's own velocity-implicit-euler (Drake's algorithm) differs.
    */
   program?: { implicit?: Record<string, unknown> };
-  /**
-   * The GPU run on a device of its own with this kernel's local index reversed and workgroups of
-   * 32 threads (test/helpers/wgsl-race-cases.ts withReversedThreads): a race between its threads
-   * shows where SwiftShader's in-order SIMD groups hide it.
-   */
-  reversedThreads?: KernelName;
 }
 
 /**
@@ -668,8 +661,6 @@ export const QUICK_CASES: readonly QuickCase[] = [
     }),
   ),
   { label: 'fused solve: P⁻¹, two CG iterations = the CPU\'s', kind: 'kernel', check: 'fusedSolve', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
-  // Last (it compiles the kernel again, ~10 s): the fused kernel with its threads reversed.
-  { label: 'velocity-implicit-euler fused, threads reversed = its program on the CPU', kind: 'adaptive', options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3, rayleighMass: 0.5 }, program: {}, steps: 0, tEnd: 0.004, reversedThreads: 'fusedAdaptive' }, // prettier-ignore
 ];
 
 interface Run {
@@ -1364,7 +1355,7 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
     // 32 threads a workgroup on the fixed-step paths: two workgroups of particles, so that the
     // reductions combine more than one partial (adaptive runs take the default, 64).
     const backend = { backend: 'webgpu', device, ...(c.kind === 'fixed' ? { workgroupSize: 32 } : {}) };
-    ({ state: gpu, stats: gpuStats, steps: gpuSteps, padding } = await (c.reversedThreads ? withReversedThreads(c.reversedThreads, (own) => run(c, { ...backend, device: own })) : run(c, backend))); // prettier-ignore
+    ({ state: gpu, stats: gpuStats, steps: gpuSteps, padding } = await run(c, backend));
   } catch (error) {
     failures.push(`GPU run threw: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -16,10 +16,7 @@
  *
  * No vitest here (the mutator imports this file inside its own vitest process).
  */
-import { acquireDevice, kernels, readBuffer, structBytes, type KernelName } from '../../src/internal.ts';
-// The Node entry: Dawn's adapters for acquireDevice (the mutator re-imports this file with fresh
-// modules, which test/setup/node-entry.ts registered only once).
-import '../../src/node.ts';
+import { kernels, readBuffer, structBytes, type KernelName } from '../../src/internal.ts';
 import { bindByName } from '../../src/backends/webgpu/gpu-common.ts';
 
 const THREADS = 32;
@@ -167,33 +164,4 @@ export async function reversedReductions(device: GPUDevice): Promise<string[]> {
   failures.push(...compare('program-norm Σ terms²', norm, 0, perGroup((i) => dot(positions, i) + dot(velocities, i), add))); // prettier-ignore
   failures.push(...compare('program-norm max |term|', norm, 1, perGroup(largest, Math.max)));
   return failures;
-}
-
-/**
- * `run` on a device of its own on which `name` (a kernel whose reduction runs over workgroupSize
- * threads, e.g. the fused adaptive kernel) compiles with its local index reversed, and which
- * reports itself as a GPU (not SwiftShader), so that the steppers give it workgroups of up to 64
- * threads instead of one SIMD group of 4. The source is swapped only while `run` builds its
- * pipelines (synchronously, before its first await), then restored.
- */
-export async function withReversedThreads<T>(
-  name: KernelName,
-  run: (device: GPUDevice) => Promise<T>,
-): Promise<T> {
-  const { device } = await acquireDevice();
-  try {
-    Object.defineProperty(device, 'adapterInfo', { value: { architecture: 'reversed-threads harness', isFallbackAdapter: false } }); // prettier-ignore
-    const layout = kernels()[name] as { code: string };
-    const original = layout.code;
-    layout.code = reversed(name, 'workgroupSize');
-    let result: Promise<T>;
-    try {
-      result = run(device);
-    } finally {
-      layout.code = original;
-    }
-    return await result;
-  } finally {
-    device.destroy();
-  }
 }
