@@ -326,6 +326,29 @@ describe('Newton iterations on the linear spring', () => {
   );
 
   test.each(parameterSets)(
+    '%s: the correction criterion alone (residual criteria off) stops each step after two iterations',
+    async (_name, p) => {
+      // spec/caribou-backward-euler.md: ‖δa‖² < ε_c² ‖Σ δa‖²; the second correction is rounding.
+      const simulation = simulate('backward-euler', p, { absoluteResidualTolerance: 0, residualTolerance: 0, correctionTolerance: 1e-9, newtonIterations: 6 }); // prettier-ignore
+      simulation.step(20);
+      const stats = (await simulation.readSolverStats())!;
+      expect(stats.unconvergedSteps).toBe(0);
+      expect(stats.newtonIterations).toBe(40);
+    },
+  );
+
+  test('a step whose total correction is zero (at rest, no force) is unconverged after one iteration (Caribou: ‖U‖² < ε)', async () => {
+    // Two particles on a spring at its rest length, no gravity, at rest: b = 0, so δa = 0.
+    const still = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 1], fixed: [0], springPairs: [0, 1], springStiffness: 10, springRestLengths: [1], gravity: [0, 0, 0] }); // prettier-ignore
+    const simulation = new CpuImplicitSimulation(still, { integrator: 'backward-euler', dt: h, solver: 'pcg', absoluteResidualTolerance: 0, newtonIterations: 5 }); // prettier-ignore
+    simulation.step(3);
+    const stats = (await simulation.readSolverStats())!;
+    expect(stats.unconvergedSteps).toBe(3);
+    expect(stats.newtonIterations).toBe(3);
+    expect(stats.converged).toBe(false);
+  });
+
+  test.each(parameterSets)(
     '%s: with newtonIterations = 1 it equals implicit-euler (spec/README.md) to 1e-12',
     async (_name, p) => {
       const backward = simulate('backward-euler', p, { newtonIterations: 1 });
