@@ -19,6 +19,9 @@
 //   --score: only score an existing mutation.json against the sample (--of); writes the sample
 //     with each mutant's status as <sample>-result.json.
 //   --merge a-result.json b-result.json …: the score of chunks' results taken together.
+//   --survivors-of a-result.json --of b.json: b.json is the survivors of a run found again in
+//     the current source (same file, mutator, replacement and original text; the nearest line),
+//     to run them against tests added since (--run).
 //   With --run, arguments after `--` go to `stryker run` (e.g. -- --timeoutMS 60000 on a loaded machine,
 //   where the default 5 s counts starved runs as timeouts, which Stryker scores as killed).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -39,6 +42,7 @@ const { values, positionals } = parseArgs({
     run: { type: 'boolean', default: false },
     score: { type: 'boolean', default: false },
     merge: { type: 'boolean', default: false },
+    'survivors-of': { type: 'string' },
     of: { type: 'string', default: SAMPLE },
   },
 });
@@ -126,6 +130,33 @@ async function draw(size, seed, from, path) {
   );
 }
 
+/** The survivors of `resultPath` found again in the current source, written as a sample to `out`. */
+async function refind(resultPath, out) {
+  const old = JSON.parse(readFileSync(resultPath, 'utf8'));
+  const text = (source, { start, end }) => {
+    const lines = source.split('\n').slice(start.line, end.line + 1);
+    lines[lines.length - 1] = lines.at(-1).slice(0, end.column);
+    lines[0] = lines[0].slice(start.column);
+    return lines.join('\n');
+  };
+  const { mutants } = await enumerate();
+  const found = [];
+  for (const m of old.mutants.filter((x) => x.status === 'Survived' || x.status === 'NoCoverage')) {
+    const original = text(execFileSync('git', ['show', `${old.commit}:${m.file}`], { cwd: ROOT, encoding: 'utf8' }), m.location); // prettier-ignore
+    const current = readFileSync(join(ROOT, m.file), 'utf8');
+    const same = mutants.filter((c) => c.fileName === m.file && c.mutatorName === m.mutatorName && c.replacement === m.replacement && text(current, c.location) === original); // prettier-ignore
+    same.sort((a, b) => Math.abs(a.location.start.line - m.location.start.line) - Math.abs(b.location.start.line - m.location.start.line)); // prettier-ignore
+    if (same.length === 0) console.log(`  not found now: ${m.file}:${m.location.start.line + 1} ${m.mutatorName} → ${m.replacement}`); // prettier-ignore
+    else found.push({ file: m.file, location: same[0].location, mutatorName: m.mutatorName, replacement: m.replacement }); // prettier-ignore
+  }
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).trim();
+  writeFileSync(out, JSON.stringify({ commit, seed: old.seed, survivorsOf: resultPath, population: old.population, size: found.length, mutants: found }, null, 1) + '\n'); // prettier-ignore
+  console.log(`${found.length} survivors of ${resultPath} found at ${commit} → ${relative(ROOT, out)}`);
+}
+
 /** Wilson's 95 % score interval for k successes of n. */
 function wilson(k, n) {
   const z = 1.96;
@@ -181,6 +212,8 @@ function summarize(chunks) {
   }
 }
 
+if (values['survivors-of']) await refind(values['survivors-of'], values.of);
+if (values['survivors-of'] && !values.run) process.exit(0);
 if (values.merge) summarize(positionals.map((path) => JSON.parse(readFileSync(path, 'utf8'))));
 else if (values.score) score(values.of);
 else {
