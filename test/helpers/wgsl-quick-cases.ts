@@ -1064,6 +1064,16 @@ export const KERNEL_CHECKS = {
       const dc = maxDifference(attempt.vector('cubic'), cubic);
       if (!(dc <= 1e-5 * maxAbs(cubic))) failures.push(`${what}: a cubic coefficient: |GPU − CPU| = ${dc}, ${dc / maxAbs(cubic)} of it`); // prettier-ignore
     }
+    // Plain CG with b non-zero on the pinned particles only: r ≠ 0 but z = 0, so the first
+    // direction is 0 and p·Ap = 0 — the solve stops there, unconverged, after 0 iterations, x = 0
+    // (not α = 0/0).
+    const pinned = quickCloth(8, 5, [0, 7, 12, 20]);
+    pinned.particleVelocities.set(Float64Array.from({ length: 3 * n }, (_, k) => (pinned.particleFixed[Math.floor(k / 3)] ? 1 + k : 0))); // prettier-ignore
+    const cg = resolveImplicitOptions('backward-euler', { solver: 'cg', maxIterations: 2, tolerance: 1e-6 });
+    const stalled = await fusedAttempt(device, pinned, fusedSolveProgram(system, cg), { integrator: 'velocity-implicit-euler' }, 1e-3); // prettier-ignore
+    const { linearIterations, unconvergedLinearSolves } = stalled.stats.newton;
+    if (linearIterations !== 0 || unconvergedLinearSolves !== 1 || maxAbs(stalled.vector('s')) !== 0)
+      failures.push(`cg, b on pinned particles only: ${linearIterations} iterations, ${unconvergedLinearSolves} unconverged, |x| = ${maxAbs(stalled.vector('s'))} (expected 0, 1, 0)`); // prettier-ignore
     return failures;
   },
 
