@@ -17,20 +17,10 @@ import {
   meshDistance,
   resolveCollider,
 } from '../src/internal.ts';
+import { mulberry32 as random } from './helpers/implicit-cases.ts';
 import { boxMesh, icosphere } from './helpers/meshes.ts';
 
 type Vec3 = [number, number, number];
-
-/** A seeded generator in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('closest point of a triangle (Ericson 2005 §5.1.5)', () => {
   const [a, b, c]: [Vec3, Vec3, Vec3] = [[0, 0, 0], [2, 0, 0], [0, 1, 0.5]]; // prettier-ignore
