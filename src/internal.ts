@@ -6,7 +6,7 @@ export * from './index.ts';
 export { FIXED_STEP_INTEGRATOR_NAMES } from './integrators/catalog.ts';
 export { AdaptiveSimulation } from './simulation/adaptive-simulation.ts';
 export { compileFused, FusedUnsupported, polynomialOf } from './backends/webgpu/fused-program.ts';
-export type { FusedAdaptiveStepper } from './backends/webgpu/fused-stepper.ts';
+export { FusedAdaptiveStepper } from './backends/webgpu/fused-stepper.ts';
 export { CpuMultistepSimulation } from './backends/cpu/cpu-simulation.ts';
 export {
   ADAPTIVE_INTEGRATORS,
@@ -36,7 +36,13 @@ export {
   EXPLICIT_INTEGRATOR_NAMES,
   type IntegrationOptions,
 } from './integrators/schemes.ts';
-export { IMPLICIT_INTEGRATORS, IMPLICIT_INTEGRATOR_NAMES } from './integrators/implicit-options.ts';
+export {
+  IMPLICIT_INTEGRATORS,
+  IMPLICIT_INTEGRATOR_NAMES,
+  type ResolvedImplicitOptions,
+} from './integrators/implicit-options.ts';
+export type { Program } from './integrators/program.ts';
+export { encodeDispatches, type Compiled } from './backends/webgpu/dispatch.ts';
 export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './backends/cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './backends/webgpu/webgpu-simulation.ts';
@@ -57,7 +63,7 @@ export {
   type SystemCoefficients,
 } from './backends/cpu/implicit-passes.ts';
 export { solveLinear, solverStorage, type LinearSolveResult } from './backends/cpu/linear-solver.ts';
-export { readBuffer } from './backends/webgpu/gpu-common.ts';
+export { bindByName, readBuffer } from './backends/webgpu/gpu-common.ts';
 export { measureCopy, measureProduct, productBytes, type Throughput } from './backends/webgpu/bandwidth.ts';
 export {
   optionsMarkdown,
@@ -80,7 +86,11 @@ export { structBytes } from './backends/webgpu/layout.ts';
 export { scalarConstant } from './backends/webgpu/implicit-ops.ts';
 export { CpuProgramStepper } from './backends/cpu/program-stepper.ts';
 export { WebGpuProgramStepper } from './backends/webgpu/program-stepper.ts';
-export { velocityImplicitProgram, stepDoublingProgram } from './integrators/adaptive-programs.ts';
+export {
+  adaptiveProgram,
+  velocityImplicitProgram,
+  stepDoublingProgram,
+} from './integrators/adaptive-programs.ts';
 export { implicitProgram } from './integrators/implicit-programs.ts';
 export {
   buildMultigridHierarchy,
@@ -90,7 +100,13 @@ export {
 export { CpuMultigrid } from './backends/cpu/multigrid.ts';
 export { colliderDistance, resolveCollider, nearestContact, FILTER_ROUNDING } from './model/colliders.ts';
 export { buildMeshBvh, closestOnTriangle, meshDistance, MESH_STACK } from './model/mesh-collider.ts';
-export { triangleAeroForce, windAt, resolveWind } from './model/wind.ts';
+export {
+  triangleAeroForce,
+  windAt,
+  resolveWind,
+  TURBULENCE_DIRECTIONS,
+  TURBULENCE_PHASES,
+} from './model/wind.ts';
 export { hingeAngle, angleDifference, bendingEnergy } from './model/bending.ts';
 export { didYouMean, shortestFloat32 } from './cli/text.ts';
 export { meshTopology, DEGENERATE_AREA_RATIO, type MeshTopology } from './model/mesh-topology.ts';

@@ -24,11 +24,12 @@ import {
   readBuffer,
   resolveAdaptiveOptions,
   resolveImplicitOptions,
+  CpuProgramStepper,
+  FusedAdaptiveStepper,
+  adaptiveProgram,
+  velocityImplicitProgram,
+  type Program,
 } from '../../src/internal.ts';
-import { CpuProgramStepper } from '../../src/backends/cpu/program-stepper.ts';
-import { FusedAdaptiveStepper } from '../../src/backends/webgpu/fused-stepper.ts';
-import { adaptiveProgram, velocityImplicitProgram } from '../../src/integrators/adaptive-programs.ts';
-import type { Program } from '../../src/integrators/program.ts';
 
 /**
  * velocity-implicit-euler's program as adaptiveProgram builds it (src/integrators/

@@ -56,15 +56,17 @@ import {
   springStates,
   solverStorage,
   WebGpuImplicitSimulation,
+  TURBULENCE_DIRECTIONS,
+  TURBULENCE_PHASES,
+  encodeDispatches,
+  type Compiled,
+  type Program,
+  type ResolvedImplicitOptions,
 } from '../../src/internal.ts';
 import { THICKNESS } from './cloth-on-sphere.ts';
 import { boxMesh, icosphere } from './meshes.ts';
-import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES } from '../../src/model/wind.ts';
 import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
 import { reversedReductions } from './wgsl-race-cases.ts';
-import type { Program } from '../../src/integrators/program.ts';
-import type { ResolvedImplicitOptions } from '../../src/integrators/implicit-options.ts';
-import { encodeDispatches, type Compiled } from '../../src/backends/webgpu/dispatch.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
 
 /** One quick case; plain data. */

@@ -16,8 +16,7 @@
  *
  * No vitest here (the mutator imports this file inside its own vitest process).
  */
-import { kernels, readBuffer, structBytes, type KernelName } from '../../src/internal.ts';
-import { bindByName } from '../../src/backends/webgpu/gpu-common.ts';
+import { bindByName, kernels, readBuffer, structBytes, type KernelName } from '../../src/internal.ts';
 
 const THREADS = 32;
 /** Particles: a full workgroup and a part of one. */
