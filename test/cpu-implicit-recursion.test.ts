@@ -44,7 +44,7 @@
  * residual of 1e-12).
  */
 import { describe, expect, test } from 'vitest';
-import { type ImplicitIntegratorName, type ImplicitOptions, createModel } from '../src/index.ts';
+import { type ImplicitIntegratorName, type ImplicitOptions, buildCloth, createModel } from '../src/index.ts';
 import { CpuImplicitSimulation } from '../src/internal.ts';
 
 const L = 1;
@@ -336,6 +336,17 @@ describe('Newton iterations on the linear spring', () => {
       expect(stats.newtonIterations).toBe(40);
     },
   );
+
+  test('the relative residual criterion alone (against the first iteration’s residual) stops a nonlinear cloth’s Newton loop', async () => {
+    // spec/caribou-backward-euler.md: ‖R_i‖² < ε_r² ‖R_1‖²; a 5 × 5 cloth falling, stiff springs.
+    const cloth = buildCloth({ nx: 5, ny: 5, spacing: 0.1, particleMass: 0.01, structuralStiffness: 2000, pins: 'top-corners' }); // prettier-ignore
+    const simulation = new CpuImplicitSimulation(cloth, { integrator: 'backward-euler', dt: 1 / 30, solver: 'pcg', tolerance: 1e-12, maxIterations: 200, correctionTolerance: 0, absoluteResidualTolerance: 0, residualTolerance: 1e-3, newtonIterations: 20 }); // prettier-ignore
+    simulation.step(5);
+    const stats = (await simulation.readSolverStats())!;
+    expect(stats.unconvergedSteps).toBe(0);
+    expect(stats.newtonIterations).toBeGreaterThanOrEqual(10); // ≥ 2 a step: the criterion needs R_1
+    expect(stats.newtonIterations).toBeLessThan(5 * 20);
+  });
 
   test('a step whose total correction is zero (at rest, no force) is unconverged after one iteration (Caribou: ‖U‖² < ε)', async () => {
     // Two particles on a spring at its rest length, no gravity, at rest: b = 0, so δa = 0.
