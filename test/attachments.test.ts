@@ -192,6 +192,9 @@ describe('bad input names the field', () => {
     const model = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [0, 1], fixed: [0], springPairs: [0, 1], springStiffness: 1 }); // prettier-ignore
     const sim = await createSimulation(model, { integrator: 'rk4', dt: 1e-3 });
     expect(() => sim.release([1, 0])).toThrow(expect.objectContaining({ field: 'indices[1]' }) as Error);
+    expect(() => sim.release([1, 0])).toThrow(
+      /^indices\[1\]: particle 0 has mass 0, so it cannot be released/,
+    );
     expect(() => sim.setTargets([1], [0, 0])).toThrow(
       expect.objectContaining({ field: 'positions' }) as Error,
     );

@@ -124,6 +124,9 @@ describe('createModel rejects bad input with a WeftInputError naming the field',
   test.each(cases)('%s → %s', (_name, field, description) => {
     expectInputError(() => createModel(description), field);
   });
+  test('the message says what was given', () => {
+    expect(() => createModel(changed({ springStiffness: [10, -1, 10] }))).toThrow(/^springs\.stiffness\[1\]: must be ≥ 0, got -1$/); // prettier-ignore
+  });
 });
 
 describe('createModel accepts valid edge cases', () => {
