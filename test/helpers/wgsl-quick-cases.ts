@@ -392,6 +392,57 @@ function meshPoints(): Model {
   return createModel({ positions, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.01), springPairs: [], springStiffness: 0, gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
 }
 
+/**
+ * Particles just outside triangle meshes, moving in at 0.3 m/s, within one implicit step's reach:
+ * off the 12 edges and 8 corners of a box mesh (its nearest features are edges and vertices, not
+ * faces), and off an icosphere in 20 directions (faces, edges and vertices alike) — the closest
+ * point's every region and its pseudonormal, which points inside a mesh rarely reach.
+ */
+function meshOutside(): Model {
+  const [centre, half] = [
+    [1, 0, 0],
+    [0.2, 0.15, 0.1],
+  ] as const;
+  const positions: number[] = [];
+  const velocities: number[] = [];
+  const push = (x: number[], inward: number[]): void => {
+    const l = Math.hypot(...inward);
+    positions.push(...x);
+    velocities.push(...inward.map((c) => (0.3 * c) / l));
+  };
+  for (let corner = 0; corner < 8; corner++) {
+    const sign = [0, 1, 2].map((d) => ((corner >> d) & 1 ? 1 : -1));
+    push(
+      [0, 1, 2].map((d) => centre[d]! + sign[d]! * (half[d]! + 0.007)),
+      sign.map((c) => -c),
+    );
+  }
+  for (let d = 0; d < 3; d++)
+    for (const [s1, s2] of [[1, 1], [1, -1], [-1, 1], [-1, -1]] as const) {
+      const [e, f] = [(d + 1) % 3, (d + 2) % 3];
+      const x: number[] = [...centre];
+      const inward: number[] = [0, 0, 0];
+      x[d] = centre[d]! + 0.3 * half[d]!;
+      x[e] = centre[e]! + s1 * (half[e]! + 0.008);
+      x[f] = centre[f]! + s2 * (half[f]! + 0.008);
+      [inward[e], inward[f]] = [-s1, -s2];
+      push(x, inward);
+    } // prettier-ignore
+  for (let k = 0; k < 20; k++) {
+    const [theta, phi] = [Math.acos(1 - (2 * (k + 0.5)) / 20), 2.4 * k];
+    const n = [Math.sin(theta) * Math.cos(phi), Math.cos(theta), Math.sin(theta) * Math.sin(phi)];
+    push(
+      n.map((c) => 0.318 * c),
+      n.map((c) => -c),
+    );
+  }
+  const colliders = [
+    { shape: 'mesh', ...icosphere(2, 0.3), friction: 0.8, thickness: 0.01 },
+    { shape: 'mesh', ...boxMesh([1, 0, 0], [0.2, 0.15, 0.1]), friction: 0.3, thickness: 0.01 },
+  ];
+  return createModel({ positions, velocities, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.01), springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
+}
+
 /** A 5 × 5 cloth falling onto an icosphere mesh (test/gpu-mesh-collider.test.ts's scene, smaller). */
 function clothOnMesh(): Model {
   const cloth = buildCloth({ nx: 5, ny: 5, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-0.12, 0.32, -0.12] }); // prettier-ignore
@@ -422,7 +473,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, meshOutside, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -538,6 +589,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'symplectic-euler colliders at their ties, one step', kind: 'fixed', scene: 'ties', options: { integrator: 'symplectic-euler', dt: H }, steps: 1, tEnd: 0 }, // prettier-ignore
   // Triangle-mesh colliders: points inside meshes projected in one step; a cloth on a moving mesh.
   { label: 'symplectic-euler mesh colliders, points inside, one step', kind: 'fixed', scene: 'meshPoints', options: { integrator: 'symplectic-euler', dt: 1e-4 }, steps: 1, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg mesh colliders, particles off edges and corners, one step', kind: 'fixed', scene: 'meshOutside', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a moving mesh collider', kind: 'fixed', scene: 'clothOnMesh', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { offset: [0.01, 0.04, -0.01] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, the surface slack\'s edge, one step', kind: 'fixed', scene: 'surfaceSlack', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, contact thresholds at their ties, one step', kind: 'fixed', scene: 'thresholds', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
