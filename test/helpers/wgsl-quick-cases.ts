@@ -660,6 +660,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
       { label: `velocity-implicit-euler ${how}`, kind: 'adaptive' as const, options: { integrator: 'velocity-implicit-euler', accuracy: 1e-3, initialStep: 2e-3 }, gpuOptions: { fused }, steps: 0, tEnd: 0.004 }, // prettier-ignore
     ];
   }),
+  // A first step of 1000 s: the attempts' error estimates are not finite until the step has
+  // shrunk (Drake's non-finite branch), on both backends.
+  { label: 'rk45 fused, a first step of 1000 s', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-5, initialStep: 1000 }, gpuOptions: { fused: true }, steps: 0, tEnd: 6e-3 }, // prettier-ignore
   { label: 'rk45 fused, a spring of length 0, one step', kind: 'adaptive', scene: 'coincident', options: { integrator: 'rk45', accuracy: 1e-2, initialStep: 1e-3 }, gpuOptions: { fused: true }, steps: 0, tEnd: 1e-3 }, // prettier-ignore
   // A number of steps with no target time, each of maxStep (the accuracy is loose): the fused
   // kernel's time, kept as two floats (fused-controller.wgsl addTime), against steps × f32(maxStep).
@@ -695,6 +698,12 @@ export const QUICK_CASES: readonly QuickCase[] = [
       // ends the loop. A spring of length 0 at the start (one step).
       ['light particles falling, ‖R‖² < 1 N²', { initialStep: 4e-3 }, undefined, 'light', 0.02],
       ['at rest, absolute tolerance 0', {}, { absoluteResidualTolerance: 0 }, 'rest'],
+      // At rest: error estimates of exactly 0 (each controller's growth branch).
+      ['at rest (Drake)', {}, undefined, 'rest'],
+      ['at rest (Hairer)', { errorControl: 'hairer' }, undefined, 'rest'],
+      // A safety factor above 0.9: after a rejection at an error just above 1, Drake's cap of the
+      // next step at 0.9 h is what binds.
+      ['safety factor 0.99 (Drake)', { safetyFactor: 0.99 }, undefined],
       ['a spring of length 0', { accuracy: 1e-2 }, undefined, 'coincident', 2e-3],
     ] as const
   ).map(
