@@ -436,6 +436,17 @@ function meshOutside(): Model {
       n.map((c) => -c),
     );
   }
+  // Radially off the edge midpoints and corners of 8 of the icosphere's triangles: edge regions
+  // (of whichever edge, ab, bc or ca, the nearest triangle calls it) and vertex regions.
+  const sphere = icosphere(2, 0.3);
+  const vertex = (i: number): number[] => sphere.vertices.slice(3 * i, 3 * i + 3);
+  for (let t = 0; t < 8; t++) {
+    const [a, b, c] = [0, 1, 2].map((k) => vertex(sphere.triangles[3 * (37 * t) + k]!));
+    for (const x of [a!.map((v, d) => (v + b![d]!) / 2), b!.map((v, d) => (v + c![d]!) / 2), c!.map((v, d) => (v + a![d]!) / 2), t % 2 ? a! : b!]) {
+      const l = Math.hypot(...x);
+      push(x.map((v) => (v * (l + 0.016)) / l), x.map((v) => -v));
+    }
+  } // prettier-ignore
   const colliders = [
     { shape: 'mesh', ...icosphere(2, 0.3), friction: 0.8, thickness: 0.01 },
     { shape: 'mesh', ...boxMesh([1, 0, 0], [0.2, 0.15, 0.1]), friction: 0.3, thickness: 0.01 },
