@@ -454,6 +454,21 @@ function meshOutside(): Model {
   return createModel({ positions, velocities, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.01), springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
 }
 
+/**
+ * An open mesh — a unit square of two triangles in the plane y = 0 — with particles just beyond
+ * its four edges and four corners, moving down at 0.3 m/s: each boundary edge and corner belongs
+ * to one triangle only (ab, bc and ca edges, a, b and c corners), so its region's closest point is
+ * the only one (on a closed mesh a neighbour's region gives the same point, which hid them).
+ */
+function openMesh(): Model {
+  const mesh = { vertices: [0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1], triangles: [0, 2, 1, 0, 3, 2] };
+  const out = 0.006;
+  const spots = [[0.5, -out], [1 + out, 0.5], [0.5, 1 + out], [-out, 0.5], [-out, -out], [1 + out, -out], [1 + out, 1 + out], [-out, 1 + out], [0.3, 0.6], [0.7, 0.2]]; // prettier-ignore
+  const positions = spots.flatMap(([x, z]) => [x!, 0.012, z!]);
+  const velocities = spots.flatMap((_, k) => [0.05 * Math.sin(k), -0.3, 0.05 * Math.cos(k)]);
+  return createModel({ positions, velocities, masses: spots.map(() => 0.01), springPairs: [], springStiffness: 0, colliders: [{ shape: 'mesh', ...mesh, friction: 0.3, thickness: 0.01 }] as never }); // prettier-ignore
+}
+
 /** A 5 × 5 cloth falling onto an icosphere mesh (test/gpu-mesh-collider.test.ts's scene, smaller). */
 function clothOnMesh(): Model {
   const cloth = buildCloth({ nx: 5, ny: 5, spacing: 0.06, particleMass: 0.005, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-0.12, 0.32, -0.12] }); // prettier-ignore
@@ -484,7 +499,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, meshOutside, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -601,6 +616,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // Triangle-mesh colliders: points inside meshes projected in one step; a cloth on a moving mesh.
   { label: 'symplectic-euler mesh colliders, points inside, one step', kind: 'fixed', scene: 'meshPoints', options: { integrator: 'symplectic-euler', dt: 1e-4 }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg mesh colliders, particles off edges and corners, one step', kind: 'fixed', scene: 'meshOutside', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg mesh collider, an open square, particles off its edges and corners, one step', kind: 'fixed', scene: 'openMesh', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a moving mesh collider', kind: 'fixed', scene: 'clothOnMesh', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { offset: [0.01, 0.04, -0.01] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, the surface slack\'s edge, one step', kind: 'fixed', scene: 'surfaceSlack', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, contact thresholds at their ties, one step', kind: 'fixed', scene: 'thresholds', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
