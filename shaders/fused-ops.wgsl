@@ -146,7 +146,7 @@ fn rhs(local: u32, pc: u32, h: f32) {
         let s = entry >> 1u;
         let state = work[2u * params.particleCount + 2u * s];
         let f = state.w * state.xyz;
-        b += select(f, -f, (entry & 1u) == 1u);
+        b += forceScale * select(f, -f, (entry & 1u) == 1u);
         let dv = loadVector(v, i) - loadVector(v, other);
         let da = loadVector(a, i) - loadVector(a, other);
         b -= springApply(s, 0.0, 1.0, velocityStiffness * dv + accelerationStiffness * da);

@@ -50,6 +50,7 @@ import {
   GPU_MULTISTEP,
   IMPLICIT_INTEGRATOR_NAMES,
   readBuffer,
+  assembleRhs,
   diagonalInverse,
   resolveImplicitOptions,
   solveLinear,
@@ -1153,6 +1154,14 @@ export const KERNEL_CHECKS = {
       const cubic = b.map((v) => CUBIC(Math.fround(1e-3)) * v);
       const dc = maxDifference(attempt.vector('cubic'), cubic);
       if (!(dc <= 1e-5 * maxAbs(cubic))) failures.push(`${what}: a cubic coefficient: |GPU − CPU| = ${dc}, ${dc / maxAbs(cubic)} of it`); // prettier-ignore
+      // The right-hand side, assembled by the CPU on the kernel's spring states (float32 a and w: 1e-7).
+      const x = m32.particlePositions;
+      const acc = b.map((v, k) => 0.7 * x[k]! + 1.3 * v);
+      const w = b.map((v, k) => 2.1 * v - 0.4 * x[k]!);
+      const rhs = new Float64Array(b.length);
+      assembleRhs(m32, states, FUSED_RHS, b, acc, w, rhs);
+      const dr = maxDifference(attempt.vector('r0'), rhs);
+      if (!(dr <= 1e-5 * maxAbs(rhs))) failures.push(`${what}: the right-hand side: |GPU − CPU| = ${dr}, ${dr / maxAbs(rhs)} of it`); // prettier-ignore
     }
     // Plain CG with b non-zero on the pinned particles only: r ≠ 0 but z = 0, so the first
     // direction is 0 and p·Ap = 0 — the solve stops there, unconverged, after 0 iterations, x = 0
@@ -1343,9 +1352,17 @@ export const KERNEL_CHECKS = {
 const CUBIC = (h: number): number => 0.5 + h * (700 + h * (-3e5 + h * 2e8));
 
 /**
+ * Implicit right-hand side coefficients, all non-zero, each term of O(1) N on the perturbed quick
+ * cloth (the programs the options build leave most of them 0 in the fused kernel:
+ * velocity-implicit Euler's backward Euler has neither K nor B terms).
+ */
+const FUSED_RHS = { forceScale: 1.1, extraScale: 0.7, velocityMass: -0.3, accelerationMass: 0.45, velocityStiffness: 0.013, accelerationStiffness: 2e-4, velocityDamping: 0.9, accelerationDamping: 0.6 } as const; // prettier-ignore
+
+/**
  * An adaptive program whose attempt is one linear solve: the spring states at (x, v), b = v,
  * s = A⁻¹ b for the constant system `system`, and a norm of two vectors nothing writes (an error
- * of 0: the attempt is accepted, and x, v do not move); and `cubic` = CUBIC(h) v.
+ * of 0: the attempt is accepted, and x, v do not move); and `cubic` = CUBIC(h) v, and r0 the
+ * right-hand side of FUSED_RHS on v, a = 0.7 x + 1.3 v and w = 2.1 v − 0.4 x.
  */
 function fusedSolveProgram(
   system: { mass: number; damping: number; stiffness: number },
@@ -1372,6 +1389,8 @@ function fusedSolveProgram(
             { to: 'cubic', terms: [[CUBIC, 'v']] },
           ],
         },
+        { op: 'combine', outputs: [{ to: 'acc', terms: [[0.7, 'x'], [1.3, 'v']] }, { to: 'w', terms: [[2.1, 'v'], [-0.4, 'x']] }] }, // prettier-ignore
+        { op: 'rhs', to: 'r0', v: 'v', a: 'acc', extra: 'w', coefficients: () => FUSED_RHS },
         { op: 'solve', rhs: 'b', to: 's', system: () => system },
         { op: 'norm', error: ['e.x', 'e.v'], start: ['x', 'v'], end: ['x', 'v'], tolerances },
       ],
