@@ -644,11 +644,11 @@ export const QUICK_CASES: readonly QuickCase[] = [
   })),
   // Bending stiff enough (k_B = 2 J) to dominate the diagonal blocks at h = 1/60 s: a wrong block of
   // bending-diagonal.wgsl changes PCG's iterations, which a converged solve otherwise hides.
-  ...(['block', 'scalar'] as const).map((preconditioner) => ({
-    label: `implicit-euler pcg ${preconditioner} stiff bending h = 1/60`,
+  ...(['block', 'scalar', 'multigrid'] as const).map((preconditioner) => ({
+    label: `implicit-euler ${preconditioner === 'multigrid' ? 'multigrid' : `pcg ${preconditioner}`} stiff bending h = 1/60`,
     kind: 'fixed' as const,
     scene: 'stiffBending' as const,
-    options: { integrator: 'implicit-euler', dt: 1 / 60, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg', preconditioner }, // prettier-ignore
+    options: { integrator: 'implicit-euler', dt: 1 / 60, rayleighMass: 0.5, tolerance: 1e-6, ...(preconditioner === 'multigrid' ? { solver: 'multigrid' } : { solver: 'pcg', preconditioner }) }, // prettier-ignore
     steps: 2,
     tEnd: 0,
   })),
@@ -735,6 +735,8 @@ export const QUICK_CASES: readonly QuickCase[] = [
       // A safety factor above 0.9: after a rejection at an error just above 1, Drake's cap of the
       // next step at 0.9 h is what binds.
       ['safety factor 0.99 (Drake)', { safetyFactor: 0.99 }, undefined],
+      // Drake's loosest accuracy: error estimates far below 1, the next step capped at 5 h.
+      ['accuracy 0.5 (Drake)', { accuracy: 0.5 }, undefined],
       ['a spring of length 0', { accuracy: 1e-2 }, undefined, 'coincident', 2e-3],
     ] as const
   ).map(
