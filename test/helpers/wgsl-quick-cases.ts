@@ -694,6 +694,8 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'rk45 fused, 4 steps from a first step of 100 s', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-5, initialStep: 100 }, gpuOptions: { fused: true }, steps: 4, tEnd: 0 }, // prettier-ignore
   // A first step of 1000 s towards 6 ms: Drake's controller cuts it to the time left.
   { label: 'rk45 fused, a first step of 1000 s', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-5, initialStep: 1000 }, gpuOptions: { fused: true }, steps: 0, tEnd: 6e-3 }, // prettier-ignore
+  // rk45 under Hairer's error control (its default is Drake's): the relative scale max(|y|, |ŷ|).
+  { label: 'rk45 fused (Hairer)', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-4, errorControl: 'hairer', rayleighMass: 0.5 }, gpuOptions: { fused: true }, steps: 0, tEnd: 0.01 }, // prettier-ignore
   { label: 'rk45 fused, a spring of length 0, one step', kind: 'adaptive', scene: 'coincident', options: { integrator: 'rk45', accuracy: 1e-2, initialStep: 1e-3 }, gpuOptions: { fused: true }, steps: 0, tEnd: 1e-3 }, // prettier-ignore
   // A number of steps with no target time, each of maxStep (the accuracy is loose): the fused
   // kernel's time, kept as two floats (fused-controller.wgsl addTime), against steps × f32(maxStep).
