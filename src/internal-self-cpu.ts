@@ -1,0 +1,2 @@
+/** Self-collision internals of the CPU path, for tests (re-exported by src/internal.ts). */
+export { resolveSelfCollision, triangleEdges, MAX_THICKNESS_RATIO } from './model/self-collision.ts';
