@@ -1,2 +1,9 @@
 /** Self-collision internals of the WebGPU path, for tests (re-exported by src/internal.ts). */
-export {};
+export {
+  GpuSelfContactDetect,
+  type SelfDetectSpec,
+  type SelfDetectVectors,
+} from './backends/webgpu/self-contact-detect.ts';
+export { checkSelfFlags, SELF_FLAGS, type GpuSelfPairs } from './backends/webgpu/self-contact-read.ts';
+export { selfKernels, type SelfKernelName } from './backends/webgpu/self-kernels.ts';
+export { runSelfScan, scanPlan } from './backends/webgpu/self-scan.ts';

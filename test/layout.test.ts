@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { kernels, type KernelName, structBytes, scalarConstant } from '../src/internal.ts';
+import { kernels, type KernelName, structBytes, scalarConstant, selfKernels } from '../src/internal.ts';
 
 // Pins the byte layouts that the host writes from reflection. If a WGSL struct changes, this
 // test says what moved; the host code follows the reflection and needs no edit.
@@ -92,4 +92,33 @@ test('the scalar kernel’s modes are read from its WGSL constants, one distinct
   expect(scalarConstant('CG_START')).toBe(constants.get('CG_START'));
   expect(scalarConstant('CARIBOU_CHECK')).toBe(constants.get('CARIBOU_CHECK'));
   expect(() => scalarConstant('NO_SUCH_MODE')).toThrow(/NO_SUCH_MODE/);
+});
+
+// Self-collision detection (src/backends/webgpu/self-kernels.ts): within the default 8 storage
+// buffers (design §2: selfKeys and selfNarrow bind the most, 7), the program's vectors at their
+// common bindings, the per-particle reach a vec4 array.
+test.each([
+  ['selfReset', 2],
+  ['selfKeys', 7],
+  ['selfScan', 1],
+  ['selfScanAdd', 1],
+  ['selfScatter', 1],
+  ['selfNarrow', 7],
+  ['selfIncScatter', 2],
+  ['selfIncSort', 1],
+] as const)('self-collision kernel %s: %d storage bindings, unique numbers', (name, storage) => {
+  const layout = selfKernels()[name];
+  const bindings = [...layout.bindings.values()];
+  expect(new Set(bindings.map((b) => `${b.group}/${b.binding}`)).size).toBe(bindings.length);
+  expect(bindings.filter((b) => b.kind === 'storage').length).toBe(storage);
+  const common = { params: 0, positions: 1, velocities: 2, arena: 3, selfDetect: 4, selfTopology: 5, selfGrid: 6, selfPairs: 7, selfParticle: 8 }; // prettier-ignore
+  for (const [variable, binding] of layout.bindings) {
+    if (variable in common) expect(binding.binding, variable).toBe(common[variable as keyof typeof common]);
+    if (binding.typeName === 'vec4<f32>') expect(binding.stride, variable).toBe(16);
+  }
+});
+
+test('self-collision uniform SelfDetect: 24 words, the same in every kernel that reads it', () => {
+  const sizes = Object.values(selfKernels()).map((k) => k.structs.get('SelfDetect')?.size);
+  expect(new Set(sizes)).toEqual(new Set([96]));
 });

@@ -1,0 +1,206 @@
+// Narrow phase (design §2, §3), one thread per primitive: vertex p (its VT pairs) or edge e (its
+// EE pairs with e' > e). The same traversal runs twice, the pipeline's `writePairs` choosing:
+// - count (false): the primitive's pair count → primCount (integer: the same in any order);
+// - write (true), after primCount was scanned into pairOffset: the partners into the slots
+//   pairOffset[prim] + j (below P_max), then each ranked by partner id (rank = #partners smaller
+//   in the list; ids are distinct) and its record written at pairOffset[prim] + rank; the pair's
+//   corners counted per particle for the incidence (fixed particles skipped). A count other than
+//   the count pass's sets FLAG_MISMATCH; pairs past P_max set FLAG_PAIRS.
+// Pair predicates (design §1, §2), r_q = r + D_P1 + D_P2, D_P the largest reach of a primitive's
+// particles: VT when p ∉ T and dist(x_p, T) < r_q; EE when e < e', no shared particle, and
+// dist(e, e') < r_q. The query box around a vertex is x_p ± (r + D_p + D_max + ρ_max), around an
+// edge g_e ± (r + D_e + D_max + λ_e + λ_max), its cells walked in z, y, x order; an item counts
+// only in its own cell (hash collisions and buckets shared by two cells of the box fall out).
+
+@group(0) @binding(6) var<storage, read> selfGrid: array<u32>;
+@group(0) @binding(7) var<storage, read_write> selfPairs: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read> selfParticle: array<vec4<f32>>;
+
+override writePairs: bool = false;
+
+struct Query {
+  lo: vec3<i32>,    // first cell
+  cells: vec3<u32>, // cells per axis, ≤ QUERY_CELLS
+}
+
+fn maximum(word: u32) -> f32 {
+  return bitcast<f32>(atomicLoad(&selfPairs[word]));
+}
+
+fn reachOf(i: u32) -> f32 {
+  return selfParticle[i].x;
+}
+
+// The cells of the box center ± halfWidth, widened by a slack of 1e-4 c_s + 1e-6 |center|∞ (more
+// cells never change the pairs); an axis of more than QUERY_CELLS cells sets FLAG_QUERY and is cut.
+fn queryBox(center: vec3<f32>, halfWidth: f32) -> Query {
+  let size = selfDetect.cellSize;
+  let a = abs(center);
+  let w = vec3<f32>(halfWidth + 1e-4 * size + 1e-6 * max(max(a.x, a.y), a.z));
+  let lo = floor((center - w) / size);
+  let span = floor((center + w) / size) - lo + 1.0;
+  let fits = span <= vec3<f32>(f32(QUERY_CELLS));
+  if (!all(fits)) {
+    atomicOr(&selfPairs[SCALAR_FLAGS], FLAG_QUERY);
+  }
+  return Query(vec3<i32>(lo), select(vec3<u32>(QUERY_CELLS), vec3<u32>(span), fits));
+}
+
+// The range [x, y) of bucket `key` in the sorted items.
+fn bucketRange(key: u32) -> vec2<u32> {
+  return vec2<u32>(selfGrid[selfDetect.gridStart + key], selfGrid[selfDetect.gridStart + key + 1u]);
+}
+
+// Item `slot` of the sorted items if its own cell is `cell`, else 0xffffffff.
+fn itemIn(slot: u32, cell: vec3<i32>) -> u32 {
+  let at = selfDetect.gridItems + 4u * slot;
+  let own = bitcast<vec3<i32>>(vec3<u32>(selfGrid[at + 1u], selfGrid[at + 2u], selfGrid[at + 3u]));
+  return select(0xffffffffu, selfGrid[at], all(own == cell));
+}
+
+// A listed partner: the j-th is written to its slot in the write pass, within `limit`.
+fn list(partner: u32, base: u32, j: u32, limit: u32) {
+  if (writePairs && j < limit) {
+    atomicStore(&selfPairs[selfDetect.slots + base + j], partner);
+  }
+}
+
+// Vertex p's VT pairs: triangles T ∌ p with dist(x_p, T) < r + D_p + max(D_a, D_b, D_c).
+fn vertexPairs(p: u32, base: u32, limit: u32) -> u32 {
+  let x = loadVector(xRef, p);
+  let reach = selfDetect.thickness + reachOf(p);
+  let q = queryBox(x, reach + maximum(SCALAR_REACH) + maximum(SCALAR_TRIANGLE_RADIUS));
+  var found = 0u;
+  for (var k = 0u; k < q.cells.z; k++) {
+    for (var j = 0u; j < q.cells.y; j++) {
+      for (var i = 0u; i < q.cells.x; i++) {
+        let cell = q.lo + vec3<i32>(vec3<u32>(i, j, k));
+        let range = bucketRange(2u * bucketOf(cell));
+        for (var s = range.x; s < range.y; s++) {
+          let triangle = itemIn(s, cell);
+          if (triangle == 0xffffffffu) {
+            continue;
+          }
+          let c = triangleCorners(triangle);
+          if (any(c == vec3<u32>(p))) {
+            continue;
+          }
+          let partnerReach = max(max(reachOf(c.x), reachOf(c.y)), reachOf(c.z));
+          let d = pointTriangleDistance(x, loadVector(xRef, c.x), loadVector(xRef, c.y), loadVector(xRef, c.z));
+          if (d < reach + partnerReach) {
+            list(triangle, base, found, limit);
+            found++;
+          }
+        }
+      }
+    }
+  }
+  return found;
+}
+
+// Edge e's EE pairs: edges e' > e sharing no particle with dist(e, e') < r + D_e + D_e'.
+fn edgePairs(e: u32, base: u32, limit: u32) -> u32 {
+  let ends = edgeEnds(e);
+  let p1 = loadVector(xRef, ends.x);
+  let q1 = loadVector(xRef, ends.y);
+  let reach = selfDetect.thickness + max(reachOf(ends.x), reachOf(ends.y));
+  let box = reach + maximum(SCALAR_REACH) + 0.5 * length(q1 - p1) + maximum(SCALAR_EDGE_RADIUS);
+  let q = queryBox(0.5 * (p1 + q1), box);
+  let t = selfDetect.triangleCount;
+  var found = 0u;
+  for (var k = 0u; k < q.cells.z; k++) {
+    for (var j = 0u; j < q.cells.y; j++) {
+      for (var i = 0u; i < q.cells.x; i++) {
+        let cell = q.lo + vec3<i32>(vec3<u32>(i, j, k));
+        let range = bucketRange(2u * bucketOf(cell) + 1u);
+        for (var s = range.x; s < range.y; s++) {
+          let item = itemIn(s, cell);
+          if (item == 0xffffffffu || item - t <= e) {
+            continue;
+          }
+          let other = edgeEnds(item - t);
+          if (any(vec4<u32>(ends, ends) == vec4<u32>(other.x, other.x, other.y, other.y))) {
+            continue;
+          }
+          let partnerReach = max(reachOf(other.x), reachOf(other.y));
+          let d = segmentDistance(p1, q1, loadVector(xRef, other.x), loadVector(xRef, other.y));
+          if (d < reach + partnerReach) {
+            list(item - t, base, found, limit);
+            found++;
+          }
+        }
+      }
+    }
+  }
+  return found;
+}
+
+// The record of pair `slot`: four particles (VT: p, a, b, c; EE: p1, q1, p2, q2 as stored, kind
+// in bit 31 of the first), (primitive, partner); its corners counted for the incidence.
+fn record(prim: u32, partner: u32, slot: u32) {
+  let n = selfDetect.particleCount;
+  var ids: vec4<u32>;
+  var kind = 0u;
+  if (prim < n) {
+    ids = vec4<u32>(prim, triangleCorners(partner));
+  } else {
+    ids = vec4<u32>(edgeEnds(prim - n), edgeEnds(partner));
+    kind = KIND_EDGE_EDGE;
+  }
+  let at = selfDetect.pairs + 4u * slot;
+  for (var c = 0u; c < 4u; c++) {
+    atomicStore(&selfPairs[at + c], ids[c] | select(0u, kind, c == 0u));
+    if (selfTopology[selfDetect.fixedBase + ids[c]] == 0u) {
+      atomicAdd(&selfPairs[selfDetect.incCount + ids[c]], 1u);
+    }
+  }
+  atomicStore(&selfPairs[selfDetect.partners + 2u * slot], select(prim, prim - n, prim >= n));
+  atomicStore(&selfPairs[selfDetect.partners + 2u * slot + 1u], partner);
+}
+
+// The `listed` partners in the slots from `base`, each recorded at base + its rank.
+fn sortRecords(prim: u32, base: u32, listed: u32) {
+  for (var k = 0u; k < listed; k++) {
+    let partner = atomicLoad(&selfPairs[selfDetect.slots + base + k]);
+    var rank = 0u;
+    for (var l = 0u; l < listed; l++) {
+      rank += select(0u, 1u, atomicLoad(&selfPairs[selfDetect.slots + base + l]) < partner);
+    }
+    record(prim, partner, base + rank);
+  }
+}
+
+@compute @workgroup_size(workgroupSize)
+fn selfNarrowMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let prim = selfThread(id, groups);
+  let n = selfDetect.particleCount;
+  if (prim >= n + selfDetect.edgeCount) {
+    return;
+  }
+  let capacity = selfDetect.pairCapacity;
+  var base = 0u;
+  var expected = 0u;
+  var limit = 0u;
+  if (writePairs) {
+    base = atomicLoad(&selfPairs[selfDetect.pairOffset + prim]);
+    expected = atomicLoad(&selfPairs[selfDetect.primCount + prim]);
+    limit = min(expected, capacity - min(base, capacity));
+  }
+  var count: u32;
+  if (prim < n) {
+    count = vertexPairs(prim, base, limit);
+  } else {
+    count = edgePairs(prim - n, base, limit);
+  }
+  if (!writePairs) {
+    atomicStore(&selfPairs[selfDetect.primCount + prim], count);
+    return;
+  }
+  if (count != expected) {
+    atomicOr(&selfPairs[SCALAR_FLAGS], FLAG_MISMATCH);
+  }
+  if (expected > limit) {
+    atomicOr(&selfPairs[SCALAR_FLAGS], FLAG_PAIRS);
+  }
+  sortRecords(prim, base, min(count, limit));
+}
