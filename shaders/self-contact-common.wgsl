@@ -4,7 +4,9 @@
 // keyed by their midpoint; a key is 2 H + kind (kind 0 triangle, 1 edge), H the Teschner hash of
 // the item's cell. Primitives of the narrow phase: vertices 0 … n − 1 (their VT pairs), then
 // edges n … n + e − 1 (their EE pairs with a larger edge). Regions of the u32 buffers start at
-// the offsets (in u32 words) of SelfDetect, written by the host (self-contact-detect.ts).
+// the offsets (in u32 words) of SelfDetect, written by the host (self-contact-detect.ts);
+// selfParticle (vec4) holds per particle (D_i, 0, 0, 0) [n], then per item its bounding sphere
+// (g, ρ or λ) [t + e].
 
 struct SelfDetect {
   h: f32,              // the step, s

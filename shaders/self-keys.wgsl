@@ -3,7 +3,8 @@
 //   fail-safe clamps to it), and D_max by atomicMax on its bits;
 // - item i (triangle: centroid g = (a + b + c)/3, radius ρ = max corner–centroid distance; edge:
 //   midpoint g, half-length λ): its cell, key = 2 H + kind, stored with the cell, and its bucket
-//   counted (atomicAdd: an integer count, the same in any order); ρ_max, λ_max by atomicMax.
+//   counted (atomicAdd: an integer count, the same in any order); ρ_max, λ_max by atomicMax; its
+//   bounding sphere (g, ρ or λ) at selfParticle[n + i] for the narrow phase's cull.
 
 @group(0) @binding(6) var<storage, read_write> selfGrid: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> selfPairs: array<atomic<u32>>;
@@ -23,6 +24,7 @@ fn selfKeysMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     return;
   }
   var g: vec3<f32>;
+  var radius: f32;
   var kind = 0u;
   if (i < t) {
     let c = triangleCorners(i);
@@ -30,16 +32,18 @@ fn selfKeysMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let b = loadVector(xRef, c.y);
     let d = loadVector(xRef, c.z);
     g = (a + b + d) / 3.0;
-    let radius = max(max(length(a - g), length(b - g)), length(d - g));
+    radius = max(max(length(a - g), length(b - g)), length(d - g));
     atomicMax(&selfPairs[SCALAR_TRIANGLE_RADIUS], bitcast<u32>(radius));
   } else {
     let ends = edgeEnds(i - t);
     let a = loadVector(xRef, ends.x);
     let b = loadVector(xRef, ends.y);
     g = 0.5 * (a + b);
-    atomicMax(&selfPairs[SCALAR_EDGE_RADIUS], bitcast<u32>(0.5 * length(b - a)));
+    radius = 0.5 * length(b - a);
+    atomicMax(&selfPairs[SCALAR_EDGE_RADIUS], bitcast<u32>(radius));
     kind = 1u;
   }
+  selfParticle[selfDetect.particleCount + i] = vec4<f32>(g, radius);
   let cell = cellOf(g);
   let key = 2u * bucketOf(cell) + kind;
   let at = selfDetect.gridKeys + 4u * i;

@@ -11,6 +11,10 @@
 // dist(e, e') < r_q. The query box around a vertex is x_p ± (r + D_p + D_max + ρ_max), around an
 // edge g_e ± (r + D_e + D_max + λ_e + λ_max), its cells walked in z, y, x order; an item counts
 // only in its own cell (hash collisions and buckets shared by two cells of the box fall out).
+// Before the exact distance, a candidate is culled when its bounding sphere (g, ρ) is farther:
+// |x − g| − ρ ≥ r_q + 1e-5 (1 + r_q + |x|∞) implies d ≥ r_q (every point of a triangle or segment is
+// within ρ of g; the slack is ten times the float32 error of both distances, design §3), so the
+// cull never drops a pair the exact test would list.
 
 @group(0) @binding(6) var<storage, read> selfGrid: array<u32>;
 @group(0) @binding(7) var<storage, read_write> selfPairs: array<atomic<u32>>;
@@ -29,6 +33,14 @@ fn maximum(word: u32) -> f32 {
 
 fn reachOf(i: u32) -> f32 {
   return selfParticle[i].x;
+}
+
+// Whether item `item`'s bounding sphere (selfParticle[n + item]) is beyond r_q of the sphere (x, ρ).
+fn culled(item: u32, x: vec3<f32>, radius: f32, rq: f32) -> bool {
+  let sphere = selfParticle[selfDetect.particleCount + item];
+  let a = abs(x);
+  let slack = 1e-5 * (1.0 + rq + max(max(a.x, a.y), a.z));
+  return length(x - sphere.xyz) - sphere.w - radius >= rq + slack;
 }
 
 // The cells of the box center ± halfWidth, widened by a slack of 1e-4 c_s + 1e-6 |center|∞ (more
@@ -85,9 +97,11 @@ fn vertexPairs(p: u32, base: u32, limit: u32) -> u32 {
           if (any(c == vec3<u32>(p))) {
             continue;
           }
-          let partnerReach = max(max(reachOf(c.x), reachOf(c.y)), reachOf(c.z));
-          let d = pointTriangleDistance(x, loadVector(xRef, c.x), loadVector(xRef, c.y), loadVector(xRef, c.z));
-          if (d < reach + partnerReach) {
+          let rq = reach + max(max(reachOf(c.x), reachOf(c.y)), reachOf(c.z));
+          if (culled(triangle, x, 0.0, rq)) {
+            continue;
+          }
+          if (pointTriangleDistance(x, loadVector(xRef, c.x), loadVector(xRef, c.y), loadVector(xRef, c.z)) < rq) {
             list(triangle, base, found, limit);
             found++;
           }
@@ -104,8 +118,9 @@ fn edgePairs(e: u32, base: u32, limit: u32) -> u32 {
   let p1 = loadVector(xRef, ends.x);
   let q1 = loadVector(xRef, ends.y);
   let reach = selfDetect.thickness + max(reachOf(ends.x), reachOf(ends.y));
-  let box = reach + maximum(SCALAR_REACH) + 0.5 * length(q1 - p1) + maximum(SCALAR_EDGE_RADIUS);
-  let q = queryBox(0.5 * (p1 + q1), box);
+  let g = 0.5 * (p1 + q1);
+  let radius = 0.5 * length(q1 - p1);
+  let q = queryBox(g, reach + maximum(SCALAR_REACH) + radius + maximum(SCALAR_EDGE_RADIUS));
   let t = selfDetect.triangleCount;
   var found = 0u;
   for (var k = 0u; k < q.cells.z; k++) {
@@ -122,9 +137,11 @@ fn edgePairs(e: u32, base: u32, limit: u32) -> u32 {
           if (any(vec4<u32>(ends, ends) == vec4<u32>(other.x, other.x, other.y, other.y))) {
             continue;
           }
-          let partnerReach = max(reachOf(other.x), reachOf(other.y));
-          let d = segmentDistance(p1, q1, loadVector(xRef, other.x), loadVector(xRef, other.y));
-          if (d < reach + partnerReach) {
+          let rq = reach + max(reachOf(other.x), reachOf(other.y));
+          if (culled(item, g, radius, rq)) {
+            continue;
+          }
+          if (segmentDistance(p1, q1, loadVector(xRef, other.x), loadVector(xRef, other.y)) < rq) {
             list(item - t, base, found, limit);
             found++;
           }

@@ -148,7 +148,7 @@ export class GpuSelfContactDetect {
     const topologyBuffer = create('topology', topology.byteLength, storage, topology.buffer);
     this.grid = create('grid', 4 * this.layout.gridWords, storage);
     this.pairs = create('pairs', 4 * this.layout.pairWords, storage);
-    this.particle = create('particle', n * VEC4_BYTES, storage);
+    this.particle = create('particle', (n + t + e) * VEC4_BYTES, storage);
     const uniformStruct = selfKernels().selfKeys.structs.get('SelfDetect')!;
     this.uniform = create('uniform', uniformStruct.size, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
     this.vectors = vectors ?? this.ownVectors(create);
