@@ -69,6 +69,7 @@ import { boxMesh, icosphere } from './meshes.ts';
 import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
 import { reversedReductions } from './wgsl-race-cases.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
+import { selfDetectQuick } from './self-detect-cases.ts';
 
 /** One quick case; plain data. */
 export interface QuickCase {
@@ -676,6 +677,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'Newton norms: ‖q₀‖² = Σ x²', kind: 'kernel', check: 'newtonNorms', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid V-cycle: two CG iterations = the CPU\'s', kind: 'kernel', check: 'vcycle', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'multigrid restriction: what it writes', kind: 'kernel', check: 'mgRestrict', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'self-collision detection: the pair list and incidence = the CPU\'s, in any thread order', kind: 'kernel', check: 'selfDetect', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
   // at this size) and per attempt (program-norm, program-control and the program kernels); rk45
   // with Drake's error control (the default: max norm, absolute), step doubling with Hairer's
@@ -985,6 +987,12 @@ function inverseError(
  * GPU implementation's own helpers.
  */
 export const KERNEL_CHECKS = {
+  /**
+   * self-*.wgsl (self-collision detection, design §2): a folded 10² cloth's pair list and
+   * incidence against an O(N²) float64 enumeration, and bit-identical with threads reversed and
+   * another cell and table size (test/helpers/self-detect-cases.ts).
+   */
+  selfDetect: selfDetectQuick,
   /**
    * system-diagonal.wgsl: the stored inverse times the diagonal block, assembled here from the
    * spring states the GPU evaluated (A_ii = α m_i I + Σ_s (γ J_s + β c_s n nᵀ)), is the identity
