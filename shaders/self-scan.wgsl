@@ -53,7 +53,8 @@ fn selfScanMain(
       scanData[scanLevel.outputOffset + 4u * thread + k] = prefix[k];
     }
   }
-  if (local == workgroupSize - 1u && scanLevel.writeBlocks == 1u) {
+  // The chunk's total, unless the chunk lies past the entries (a 2-D grid's spare workgroups).
+  if (local == workgroupSize - 1u && scanLevel.writeBlocks == 1u && 4u * (thread + 1u - workgroupSize) < scanLevel.outputCount) {
     scanData[scanLevel.blockOffset + thread / workgroupSize] = scanSums[local];
   }
 }

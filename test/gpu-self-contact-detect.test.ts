@@ -55,6 +55,17 @@ describe('prefix scan (self-scan.wgsl, self-scan-add.wgsl)', () => {
     60_000,
   );
 
+  test('a 2-D grid of workgroups (one thread each, 262,150 entries: 65,538 workgroups), its spare workgroups writing no block sums', async () => {
+    const count = 262_150;
+    const values = Uint32Array.from({ length: count }, (_, k) => (k * 48271) % 7);
+    const expected = new Uint32Array(count + 1);
+    for (let k = 0; k < count; k++) expected[k + 1] = expected[k]! + values[k]!;
+    const result = await runSelfScan(node.runner(), values, 1);
+    expect(result.dispatches).toBe(19);
+    expect(result.sums).toEqual(expected);
+    expect(result.sentinelIntact).toBe(true);
+  }, 120_000);
+
   test('other workgroup sizes (4, 32): the same sums', async () => {
     const values = Uint32Array.from({ length: 3000 }, (_, k) => (k * 7919) % 13);
     const expected = new Uint32Array(3001);

@@ -92,26 +92,30 @@ export function scanDispatches(
 
 /**
  * The exclusive scan of `values` (with the total last, values.length + 1 entries) computed on the
- * GPU by the dispatches of {@link scanDispatches}, with `workgroupSize` threads (tests).
+ * GPU by the dispatches of {@link scanDispatches}, with `workgroupSize` threads (tests); after the
+ * block sums, as many words again of a sentinel, which must come back untouched.
  */
-export async function runSelfScan(device: GPUDevice, values: Uint32Array, workgroupSize = 64): Promise<{ sums: Uint32Array; dispatches: number }> {
+export async function runSelfScan(device: GPUDevice, values: Uint32Array, workgroupSize = 64): Promise<{ sums: Uint32Array; dispatches: number; sentinelIntact: boolean }> {
   const count = values.length;
   const plan = scanPlan(count, 0, count, 2 * count + 1, workgroupSize);
-  const words = 2 * count + 1 + plan.scratchWords;
+  const used = 2 * count + 1 + plan.scratchWords;
+  const words = used + count + 1;
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
   const owned: GPUBuffer[] = [];
   const create = bufferFactory(device, 'Weft.selfScanTest', owned);
   try {
     const data = create('data', 4 * words, usage);
-    device.queue.writeBuffer(data, 0, values.slice());
+    const initial = new Uint32Array(words).fill(0xdeadbeef);
+    initial.set(values);
+    device.queue.writeBuffer(data, 0, initial);
     const list = scanDispatches(device, 'Weft.selfScanTest', data, plan, workgroupSize, (bytes) => create('level', bytes.byteLength, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, bytes)); // prettier-ignore
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginComputePass();
     encodeDispatches(pass, list, workgroupSize, device.limits);
     pass.end();
     device.queue.submit([encoder.finish()]);
-    const bytes = await readBuffer(device, data);
-    return { sums: new Uint32Array(bytes.buffer, 4 * count, count + 1).slice(), dispatches: list.length };
+    const all = new Uint32Array((await readBuffer(device, data)).buffer, 0, words);
+    return { sums: all.slice(count, 2 * count + 1), dispatches: list.length, sentinelIntact: all.subarray(used).every((w) => w === 0xdeadbeef) }; // prettier-ignore
   } finally {
     for (const buffer of owned) buffer.destroy();
   }
