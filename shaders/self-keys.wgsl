@@ -1,6 +1,7 @@
 // Broad phase, first pass (design §2), one thread per particle and per item:
 // - particle i: its reach D_i = 2 h |v_i| + h² |g| + r/2 (the most it may move this step; the
-//   fail-safe clamps to it), and D_max by atomicMax on its bits;
+//   fail-safe clamps to it), or the D_i already in selfParticle when `reachFromVelocity` is false
+//   (written by another pass, or the host); D_max by atomicMax on its bits;
 // - item i (triangle: centroid g = (a + b + c)/3, radius ρ = max corner–centroid distance; edge:
 //   midpoint g, half-length λ): its cell, key = 2 H + kind, stored with the cell, and its bucket
 //   counted (atomicAdd: an integer count, the same in any order); ρ_max, λ_max by atomicMax; its
@@ -10,13 +11,18 @@
 @group(0) @binding(7) var<storage, read_write> selfPairs: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> selfParticle: array<vec4<f32>>;
 
+override reachFromVelocity: bool = true;
+
 @compute @workgroup_size(workgroupSize)
 fn selfKeysMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let i = selfThread(id, groups);
   let h = selfDetect.h;
   if (i < selfDetect.particleCount) {
-    let reach = 2.0 * h * length(loadVector(vRef, i)) + (h * h * selfDetect.gravity + 0.5 * selfDetect.thickness);
-    selfParticle[i] = vec4<f32>(reach, 0.0, 0.0, 0.0);
+    var reach = selfParticle[i].x;
+    if (reachFromVelocity) {
+      reach = 2.0 * h * length(loadVector(vRef, i)) + (h * h * selfDetect.gravity + 0.5 * selfDetect.thickness);
+      selfParticle[i] = vec4<f32>(reach, 0.0, 0.0, 0.0);
+    }
     atomicMax(&selfPairs[SCALAR_REACH], bitcast<u32>(reach));
   }
   let t = selfDetect.triangleCount;

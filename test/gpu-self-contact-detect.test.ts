@@ -29,7 +29,7 @@ afterEach(() => expect(node.runner().uncaptured.splice(0)).toEqual([]));
 
 const detector = (c: Cloth, options: Parameters<typeof detectorOn>[2] = {}) =>
   detectorOn(node.runner(), c, options);
-const detectOnGpu = (c: Cloth, x: Float64Array, v: Float64Array, options: Parameters<typeof detectOn>[4] = {}, runs = 1) => detectOn(node.runner(), c, x, v, options, runs); // prettier-ignore
+const detectOnGpu = (c: Cloth, x: Float64Array, v: Float64Array, options: Parameters<typeof detectOn>[4] = {}, runs = 1, reach?: Float64Array) => detectOn(node.runner(), c, x, v, options, runs, reach); // prettier-ignore
 
 describe('prefix scan (self-scan.wgsl, self-scan-add.wgsl)', () => {
   test.each([
@@ -97,6 +97,17 @@ describe('pair lists and incidence against the CPU (float64 brute force on the f
     120_000,
   );
 });
+
+test('reach given per particle (uniform in [r/2, r/2 + 1 cm]) instead of from v: the list for that reach', async () => {
+  const c = cloth(16);
+  const x = crumpled(c, 31);
+  const next = random(32);
+  const reach = Float64Array.from({ length: c.n }, () => c.self.thickness / 2 + 0.01 * next());
+  const result = await detectOnGpu(c, x, new Float64Array(3 * c.n), {}, 1, reach);
+  const { failures, counts } = pairListFailures(c, result, x, new Float64Array(3 * c.n), undefined, reach);
+  expect(failures).toEqual([]);
+  expect(counts.pairs).toBeGreaterThan(c.n);
+}, 60_000);
 
 describe('determinism: a pure function of (x, v)', () => {
   test('16² folded: again, twice on one detector, threads reversed, other cell and table sizes and workgroup sizes', async () => {
@@ -175,6 +186,7 @@ describe('fixed particles, flags and errors', () => {
       detect.upload(c.rest, velocities(c.n, 15, 50));
       detect.detect();
       await expect(detect.read()).rejects.toThrow(/query box spans more than 8 cells .* lower dt/);
+      await expect(detect.read()).rejects.toMatchObject({ code: 'step-size', field: 'dt' });
       expect((await detect.read(true)).flags & SELF_FLAGS.query).toBe(SELF_FLAGS.query);
     } finally {
       detect.destroy();

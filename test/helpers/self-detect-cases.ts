@@ -162,11 +162,15 @@ export function defaultCellSize(device: GPUDevice, c: Cloth): number {
   return detect.cellSize();
 }
 
-/** `runs` GPU detections of `c` at (x, v) (rounded to float32 on upload); the last one's result. */
-export async function detectOnGpu(device: GPUDevice, c: Cloth, x: Float64Array, v: Float64Array, options: Partial<SelfDetectSpec> = {}, runs = 1): Promise<GpuSelfPairs> {
-  const detect = detector(device, c, options);
+/**
+ * `runs` GPU detections of `c` at (x, v) (rounded to float32 on upload), with the reach D_i given
+ * when `reach` is (options.reach 'given'); the last one's result.
+ */
+export async function detectOnGpu(device: GPUDevice, c: Cloth, x: Float64Array, v: Float64Array, options: Partial<SelfDetectSpec> = {}, runs = 1, reach?: Float64Array): Promise<GpuSelfPairs> {
+  const detect = detector(device, c, reach ? { ...options, reach: 'given' } : options);
   try {
     detect.upload(x, v);
+    if (reach) detect.uploadReach(reach);
     for (let k = 0; k < runs; k++) detect.detect();
     return await detect.read();
   } finally {
@@ -204,11 +208,12 @@ export interface PairCounts {
 
 /**
  * The reasons the GPU's result at (x, v) is not the CPU's (empty when it is), and its counts;
- * `fixed`: the particles the detector was told are fixed.
+ * `fixed`: the particles the detector was told are fixed; `givenReach`: the D_i it was given
+ * (default: D_i = 2h|v_i| + h²|g| + r/2 from v).
  */
-export function pairListFailures(c: Cloth, result: GpuSelfPairs, x: Float64Array, v: Float64Array, fixed?: ArrayLike<number>): { failures: string[]; counts: PairCounts } {
+export function pairListFailures(c: Cloth, result: GpuSelfPairs, x: Float64Array, v: Float64Array, fixed?: ArrayLike<number>, givenReach?: Float64Array): { failures: string[]; counts: PairCounts } {
   const x32 = Float64Array.from(x, Math.fround);
-  const reach = selfReach(Float64Array.from(v, Math.fround), H, [0, -GRAVITY, 0], c.self.thickness, new Float64Array(c.n)); // prettier-ignore
+  const reach = givenReach ? Float64Array.from(givenReach, Math.fround) : selfReach(Float64Array.from(v, Math.fround), H, [0, -GRAVITY, 0], c.self.thickness, new Float64Array(c.n)); // prettier-ignore
   const tol = 1e-5 * (1 + Math.max(...x32.map(Math.abs)));
   const reference = bruteForce(c.self, x32, reach, tol);
   const failures = result.flags === 0 ? [] : [`flags ${result.flags}`];

@@ -33,7 +33,7 @@ export interface SelfDetectSpec {
   readonly thickness: number;
   /** |g|, m/s². */
   readonly gravity: number;
-  /** Pair capacity P_max = floor(maxPairsPerParticle · n) (at least 1). */
+  /** Pair capacity P_max = floor(maxPairsPerParticle · n). */
   readonly maxPairsPerParticle: number;
   /** Positions that give the default cell size (the rest shape), [3n]. */
   readonly restPositions: ArrayLike<number>;
@@ -45,6 +45,11 @@ export interface SelfDetectSpec {
   readonly workgroupSize?: number;
   /** Threads take their work in reverse order (determinism tests). */
   readonly reverseThreads?: boolean;
+  /**
+   * 'velocity' (default): selfKeys computes D_i = 2h|v_i| + h²|g| + r/2; 'given': the D_i in the
+   * particle buffer's x components are used as they are ({@link GpuSelfContactDetect.uploadReach}).
+   */
+  readonly reach?: 'velocity' | 'given';
 }
 
 /** The program's vectors the kernels read: x and v by reference (program-vectors.wgsl). */
@@ -135,9 +140,9 @@ export class GpuSelfContactDetect {
     const t = (this.triangleCount = spec.triangleIndices.length / 3);
     const e = (this.edgeCount = spec.edgeIndices.length / 2);
     this.tableSize = spec.tableSize ?? 2 ** Math.ceil(Math.log2(Math.max(1, t + e)));
-    this.pairCapacity = Math.max(1, Math.floor(spec.maxPairsPerParticle * n));
+    this.pairCapacity = Math.floor(spec.maxPairsPerParticle * n);
     const wgs = (this.workgroupSize = spec.workgroupSize ?? 64);
-    this.layout = regions(n, t, e, this.tableSize, this.pairCapacity, wgs);
+    this.layout = regions(n, t, e, this.tableSize, Math.max(1, this.pairCapacity), wgs);
     this.restRadius = itemRadius(spec.restPositions, spec.triangleIndices, spec.edgeIndices);
     const create = bufferFactory(device, 'Weft.selfDetect', this.owned);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -178,7 +183,7 @@ export class GpuSelfContactDetect {
     const o = this.layout.offsets;
     this.dispatches = [
       pass('selfReset', Math.max(2 * this.tableSize, n)),
-      pass('selfKeys', Math.max(n, t + e)),
+      pass('selfKeys', Math.max(n, t + e), { reachFromVelocity: spec.reach === 'given' ? 0 : 1 }),
       ...scan(this.grid, 2 * this.tableSize, o.gridCount, o.gridStart, this.layout.gridScratch),
       pass('selfScatter', t + e),
       pass('selfNarrow', n + e, { writePairs: 0 }),
@@ -233,6 +238,13 @@ export class GpuSelfContactDetect {
     };
     this.device.queue.writeBuffer(this.vectors.positions, 0, pack(positions, 1));
     this.device.queue.writeBuffer(this.vectors.velocities, 0, pack(velocities, 0));
+  }
+
+  /** Reach 'given': D_i per particle [n], m, into the particle buffer (queued). */
+  uploadReach(reach: ArrayLike<number>): void {
+    const out = new Float32Array(4 * this.particleCount);
+    for (let i = 0; i < this.particleCount; i++) out[4 * i] = reach[i]!;
+    this.device.queue.writeBuffer(this.particle, 0, out);
   }
 
   /** Records the detection's dispatches into `pass`; returns how many. */

@@ -4,6 +4,8 @@
  * incidence, and the sticky flags, which raise errors naming what to change.
  */
 
+import { WeftError } from '../../core/errors.ts';
+
 /** A detection's result as read back. */
 export interface GpuSelfPairs {
   /** Pairs listed: min(total, capacity). */
@@ -44,7 +46,11 @@ interface Offsets {
   readonly incSorted: number;
 }
 
-/** Errors for the flags set in `flags` (none: nothing thrown). */
+/**
+ * Errors for the flags set in `flags` (none: nothing thrown): the query box as the CPU's
+ * detectSelfPairs reports it (WeftError 'step-size', field `dt`); the capacity as a plain Error
+ * naming selfCollision.maxPairsPerParticle until the error code 'capacity' exists.
+ */
 export function checkSelfFlags(
   flags: number,
   total: number,
@@ -55,7 +61,7 @@ export function checkSelfFlags(
   if (flags & SELF_FLAGS.pairs)
     throw new Error(`selfCollision.maxPairsPerParticle: the detection found ${total} pairs, more than its capacity of ${sizes.pairCapacity} (${sizes.spec.maxPairsPerParticle} per particle × ${sizes.particleCount} particles); raise selfCollision.maxPairsPerParticle`); // prettier-ignore
   if (flags & SELF_FLAGS.query)
-    throw new Error(`selfCollision: a query box spans more than 8 cells of ${cellSize.toPrecision(3)} m on an axis (particles may move ${reach.toPrecision(3)} m in one step); lower dt`); // prettier-ignore
+    throw new WeftError('step-size', `selfCollision: a query box spans more than 8 cells of ${cellSize.toPrecision(3)} m on an axis: a particle moves too far in one step (its reach D is up to ${reach.toPrecision(3)} m); lower dt`, 'dt', { cellSize, reach }); // prettier-ignore
   if (flags & SELF_FLAGS.mismatch)
     throw new Error('selfCollision: the narrow phase listed another number of pairs than it counted (internal error)'); // prettier-ignore
 }
