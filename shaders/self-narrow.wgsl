@@ -14,7 +14,8 @@
 // Before the exact distance, a candidate is culled when its bounding sphere (g, ρ) is farther:
 // |x − g| − ρ ≥ r_q + 1e-5 (1 + r_q + |x|∞) implies d ≥ r_q (every point of a triangle or segment is
 // within ρ of g; the slack is ten times the float32 error of both distances, design §3), so the
-// cull never drops a pair the exact test would list.
+// cull never drops a pair the exact test would list. It runs first with r_q's bound r + D_P + D_max
+// (before the partner's particles are read), then with r_q.
 
 @group(0) @binding(6) var<storage, read> selfGrid: array<u32>;
 @group(0) @binding(7) var<storage, read_write> selfPairs: array<atomic<u32>>;
@@ -81,7 +82,8 @@ fn list(partner: u32, base: u32, j: u32, limit: u32) {
 fn vertexPairs(p: u32, base: u32, limit: u32) -> u32 {
   let x = loadVector(xRef, p);
   let reach = selfDetect.thickness + reachOf(p);
-  let q = queryBox(x, reach + maximum(SCALAR_REACH) + maximum(SCALAR_TRIANGLE_RADIUS));
+  let reachMax = maximum(SCALAR_REACH);
+  let q = queryBox(x, reach + reachMax + maximum(SCALAR_TRIANGLE_RADIUS));
   var found = 0u;
   for (var k = 0u; k < q.cells.z; k++) {
     for (var j = 0u; j < q.cells.y; j++) {
@@ -90,7 +92,7 @@ fn vertexPairs(p: u32, base: u32, limit: u32) -> u32 {
         let range = bucketRange(2u * bucketOf(cell));
         for (var s = range.x; s < range.y; s++) {
           let triangle = itemIn(s, cell);
-          if (triangle == 0xffffffffu) {
+          if (triangle == 0xffffffffu || culled(triangle, x, 0.0, reach + reachMax)) {
             continue;
           }
           let c = triangleCorners(triangle);
@@ -120,7 +122,8 @@ fn edgePairs(e: u32, base: u32, limit: u32) -> u32 {
   let reach = selfDetect.thickness + max(reachOf(ends.x), reachOf(ends.y));
   let g = 0.5 * (p1 + q1);
   let radius = 0.5 * length(q1 - p1);
-  let q = queryBox(g, reach + maximum(SCALAR_REACH) + radius + maximum(SCALAR_EDGE_RADIUS));
+  let reachMax = maximum(SCALAR_REACH);
+  let q = queryBox(g, reach + reachMax + radius + maximum(SCALAR_EDGE_RADIUS));
   let t = selfDetect.triangleCount;
   var found = 0u;
   for (var k = 0u; k < q.cells.z; k++) {
@@ -130,7 +133,7 @@ fn edgePairs(e: u32, base: u32, limit: u32) -> u32 {
         let range = bucketRange(2u * bucketOf(cell) + 1u);
         for (var s = range.x; s < range.y; s++) {
           let item = itemIn(s, cell);
-          if (item == 0xffffffffu || item - t <= e) {
+          if (item == 0xffffffffu || item - t <= e || culled(item, g, radius, reach + reachMax)) {
             continue;
           }
           let other = edgeEnds(item - t);
