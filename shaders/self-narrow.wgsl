@@ -2,8 +2,8 @@
 // EE pairs with e' > e). The same traversal runs twice, the pipeline's `writePairs` choosing:
 // - count (false): the primitive's pair count → primCount (integer: the same in any order);
 // - write (true), after primCount was scanned into pairOffset: the partners into the slots
-//   pairOffset[prim] + j (below P_max), then each ranked by partner id (rank = #partners smaller
-//   in the list; ids are distinct) and its record written at pairOffset[prim] + rank; the pair's
+//   pairOffset[prim] + j (below P_max), then sorted there by partner id and their records
+//   written at pairOffset[prim] + rank; the pair's
 //   corners counted per particle for the incidence (fixed particles skipped). A count other than
 //   the count pass's sets FLAG_MISMATCH; pairs past P_max set FLAG_PAIRS.
 // Pair predicates (design §1, §2), r_q = r + D_P1 + D_P2, D_P the largest reach of a primitive's
@@ -178,15 +178,21 @@ fn record(prim: u32, partner: u32, slot: u32) {
   atomicStore(&selfPairs[selfDetect.partners + 2u * slot + 1u], partner);
 }
 
-// The `listed` partners in the slots from `base`, each recorded at base + its rank.
+// The `listed` partners in the slots from `base` (this thread's alone) sorted by insertion in
+// place (ids are distinct), then recorded in that order.
 fn sortRecords(prim: u32, base: u32, listed: u32) {
-  for (var k = 0u; k < listed; k++) {
-    let partner = atomicLoad(&selfPairs[selfDetect.slots + base + k]);
-    var rank = 0u;
-    for (var l = 0u; l < listed; l++) {
-      rank += select(0u, 1u, atomicLoad(&selfPairs[selfDetect.slots + base + l]) < partner);
+  let start = selfDetect.slots + base;
+  for (var k = 1u; k < listed; k++) {
+    let partner = atomicLoad(&selfPairs[start + k]);
+    var at = k;
+    while (at > 0u && atomicLoad(&selfPairs[start + at - 1u]) > partner) {
+      atomicStore(&selfPairs[start + at], atomicLoad(&selfPairs[start + at - 1u]));
+      at--;
     }
-    record(prim, partner, base + rank);
+    atomicStore(&selfPairs[start + at], partner);
+  }
+  for (var k = 0u; k < listed; k++) {
+    record(prim, atomicLoad(&selfPairs[start + k]), base + k);
   }
 }
 
