@@ -110,5 +110,6 @@ export {
 export { hingeAngle, angleDifference, bendingEnergy } from './model/bending.ts';
 export { didYouMean, shortestFloat32 } from './cli/text.ts';
 export { meshTopology, DEGENERATE_AREA_RATIO, type MeshTopology } from './model/mesh-topology.ts';
+export { selfIntersections, trianglesIntersect } from './model/self-intersection.ts';
 export * from './internal-self-cpu.ts';
 export * from './internal-self-gpu.ts';

@@ -1,10 +1,11 @@
 /**
- * Whether a triangle mesh intersects itself (issue 13's check of a final frame): every pair of
- * triangles that share no vertex, whose boxes overlap (a uniform grid of cells the size of the
- * largest box), through Möller's interval test (T. Möller, "A fast triangle-triangle
- * intersection test", J. Graphics Tools 2(2), 1997): each triangle's corners against the other's
- * plane, then the two intervals on the line where the planes meet; coplanar pairs by edge
- * crossings and containment in 2-D. Float64, no tolerance: touching counts as intersecting.
+ * Whether a triangle mesh intersects itself (issue 13's check of a final frame; tests and
+ * bench/contacts.mjs use it through src/internal.ts): every pair of triangles that share no
+ * vertex, whose boxes overlap (a uniform grid of cells the size of the largest box), through
+ * Möller's interval test (T. Möller, "A fast triangle-triangle intersection test", J. Graphics
+ * Tools 2(2), 1997): each triangle's corners against the other's plane, then the two intervals on
+ * the line where the planes meet; coplanar pairs by edge crossings and containment in 2-D.
+ * Float64, no tolerance: touching counts as intersecting.
  */
 type Vec3 = [number, number, number];
 
