@@ -15,7 +15,7 @@
 import type { Dispatch } from './dispatch.ts';
 import { encodeDispatches } from './dispatch.ts';
 import { bindByName, bufferFactory, readBuffer, VEC4_BYTES } from './gpu-common.ts';
-import { structBytes, writeStruct } from './layout.ts';
+import { writeStruct } from './layout.ts';
 import { selfKernels, selfPipeline, type SelfKernelName } from './self-kernels.ts';
 import { scanDispatches, scanPlan, scanScratchWords } from './self-scan.ts';
 import { decodeSelfPairs, type GpuSelfPairs } from './self-contact-read.ts';
@@ -54,7 +54,6 @@ export interface SelfDetectSpec {
 
 /** The program's vectors the kernels read: x and v by reference (program-vectors.wgsl). */
 export interface SelfDetectVectors {
-  readonly params: GPUBuffer;
   readonly positions: GPUBuffer;
   readonly velocities: GPUBuffer;
   readonly arena: GPUBuffer;
@@ -158,7 +157,7 @@ export class GpuSelfContactDetect {
     this.uniform = create('uniform', uniformStruct.size, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
     this.vectors = vectors ?? this.ownVectors(create);
     this.setStep(1 / 60);
-    const buffers = { params: this.vectors.params, positions: this.vectors.positions, velocities: this.vectors.velocities, arena: this.vectors.arena, selfDetect: this.uniform, selfTopology: topologyBuffer, selfGrid: this.grid, selfPairs: this.pairs, selfParticle: this.particle }; // prettier-ignore
+    const buffers = { positions: this.vectors.positions, velocities: this.vectors.velocities, arena: this.vectors.arena, selfDetect: this.uniform, selfTopology: topologyBuffer, selfGrid: this.grid, selfPairs: this.pairs, selfParticle: this.particle }; // prettier-ignore
     const constants = {
       arenaStride: this.vectors.arenaStride,
       xRef: this.vectors.xRef,
@@ -195,16 +194,13 @@ export class GpuSelfContactDetect {
     ];
   }
 
-  /** params, positions, velocities and a one-slot arena of the detection's own (standalone use). */
+  /** positions, velocities and a one-slot arena of the detection's own (standalone use). */
   private ownVectors(create: ReturnType<typeof bufferFactory>): SelfDetectVectors {
-    const n = this.particleCount;
+    const bytes = this.particleCount * VEC4_BYTES;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    const simParams = selfKernels().selfKeys.structs.get('SimParams')!;
-    const params = structBytes(simParams, { particleCount: n, springCount: 0, gravity: [0, 0, 0], rayleighMass: 0 }); // prettier-ignore
     return {
-      params: create('params', params.byteLength, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, params),
-      positions: create('positions', n * VEC4_BYTES, storage),
-      velocities: create('velocities', n * VEC4_BYTES, storage),
+      positions: create('positions', bytes, storage),
+      velocities: create('velocities', bytes, storage),
       arena: create('arena', VEC4_BYTES, storage),
       arenaStride: 0,
       xRef: 0,
