@@ -18,12 +18,14 @@ export {
   withStrainLimit,
   withWind,
   withBending,
+  withSelfCollision,
   type Model,
   type ModelDescription,
 } from './model/model.ts';
 export type { StrainLimit, ResolvedStrainLimit } from './model/strain-limit.ts';
 export type { Wind, ResolvedWind } from './model/wind.ts';
 export { meshHinges, type Bending, type ResolvedBending } from './model/bending.ts';
+export type { SelfCollision, ResolvedSelfCollision, SelfContactStats } from './model/self-collision.ts';
 export type {
   Collider,
   PlaneCollider,

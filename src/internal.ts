@@ -113,3 +113,4 @@ export { meshTopology, DEGENERATE_AREA_RATIO, type MeshTopology } from './model/
 export { selfIntersections, trianglesIntersect } from './model/self-intersection.ts';
 export * from './internal-self-cpu.ts';
 export * from './internal-self-gpu.ts';
+export * from './internal-self-dynamics.ts';

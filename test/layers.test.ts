@@ -11,7 +11,7 @@ const SRC = join(import.meta.dirname, '..', 'src');
 /** The entry points: the public API (browser, and Node with Dawn) and the internals (same two). */
 const ENTRIES = ['index.ts', 'node.ts', 'internal.ts', 'internal-node.ts'];
 /** Parts of src/internal.ts (it re-exports them); tests import them through it. */
-const INTERNAL_PARTS = ['internal-self-cpu.ts', 'internal-self-gpu.ts'];
+const INTERNAL_PARTS = ['internal-self-cpu.ts', 'internal-self-gpu.ts', 'internal-self-dynamics.ts'];
 const LAYERS = [
   'types',
   'core',

@@ -15,6 +15,7 @@ export type WeftErrorCode =
   | 'device-lost'
   | 'gpu-setup'
   | 'unconverged'
+  | 'capacity'
   | 'interrupted';
 
 /** CLI exit status of each code: 2 bad input, 3 no WebGPU (or lost), 4 the run failed numerically, 1 misuse, 130 Ctrl-C. */
@@ -27,6 +28,7 @@ const EXIT_CODES: Record<WeftErrorCode, number> = {
   'device-lost': 3,
   'gpu-setup': 1,
   unconverged: 4,
+  capacity: 4,
   interrupted: 130,
 };
 

@@ -1,3 +1,5 @@
+import type { SelfContactStats } from '../model/self-collision.ts';
+
 /** The implicit integrators (spec/sofa-ode-solvers.md, spec/caribou-backward-euler.md, spec/README.md errata). */
 export const IMPLICIT_INTEGRATORS = {
   'implicit-euler': {
@@ -123,6 +125,8 @@ export interface SolverStats {
   unconvergedSteps: number;
   /** Whether the last step's Newton loop converged (always true for single-solve schemes). */
   converged: boolean;
+  /** What self-collision did in the last step (models with `selfCollision` only). */
+  selfContact?: SelfContactStats;
 }
 
 export function emptyStats(): SolverStats {

@@ -120,6 +120,17 @@ export type Op =
    * (src/integrators/strain-programs.ts applies it to x and v).
    */
   | { readonly op: 'strainCorrection'; readonly x: string; readonly to: string; readonly maxStretch: number }
+  /**
+   * Self-collision (src/model/self-collision.ts), at the step's start: the pairs of primitives
+   * within reach of each other at (x, v); their repulsion joins every `eval`, `jacobians`, `rhs`
+   * and system product of the step.
+   */
+  | { readonly op: 'selfContacts'; readonly x: string; readonly v: string }
+  /**
+   * Self-collision's fail-safe, after the step: each particle's move from `start` is shortened so
+   * that it crosses no listed pair's separating plane (planar truncation), v scaled with it.
+   */
+  | { readonly op: 'selfFailSafe'; readonly x: string; readonly v: string; readonly start: string }
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**
@@ -261,7 +272,10 @@ function opVectors(op: Op): string[] {
     case 'contacts':
       return [op.x, op.v, op.solution];
     case 'project':
+    case 'selfContacts':
       return [op.x, op.v];
+    case 'selfFailSafe':
+      return [op.x, op.v, op.start];
     case 'contactForces':
       return [op.solution, op.rhs, op.v, op.x];
     case 'aero':
@@ -306,7 +320,10 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
       case 'contacts':
         return { ...op, x: rename(op.x), v: rename(op.v), solution: rename(op.solution) };
       case 'project':
+      case 'selfContacts':
         return { ...op, x: rename(op.x), v: rename(op.v) };
+      case 'selfFailSafe':
+        return { ...op, x: rename(op.x), v: rename(op.v), start: rename(op.start) };
       case 'aero':
         return { ...op, x: rename(op.x), v: rename(op.v), to: rename(op.to) };
       case 'strainCorrection':

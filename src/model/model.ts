@@ -4,6 +4,7 @@ import { resolveCollider, type Collider, type ResolvedCollider } from './collide
 import { resolveWind, type ResolvedWind, type Wind } from './wind.ts';
 import { resolveStrainLimit, type ResolvedStrainLimit, type StrainLimit } from './strain-limit.ts';
 import { resolveBending, type Bending, type ResolvedBending } from './bending.ts';
+import { resolveSelfCollision, type ResolvedSelfCollision, type SelfCollision } from './self-collision.ts';
 
 /**
  * What a caller describes: particles and springs, flat arrays, SI units.
@@ -41,6 +42,8 @@ export interface ModelDescription {
   strainLimit?: StrainLimit;
   /** Dihedral bending on the hinges of `triangles` (src/model/bending.ts). Default: none. */
   bending?: Bending;
+  /** Self-collision of `triangles` (src/model/self-collision.ts). Default: none. */
+  selfCollision?: SelfCollision;
 }
 
 /**
@@ -85,6 +88,8 @@ export interface Model {
   readonly strainLimit: ResolvedStrainLimit | null;
   /** Dihedral bending on the triangles' hinges, resolved; null when none. */
   readonly bending: ResolvedBending | null;
+  /** Self-collision of the triangles, resolved; null when none. */
+  readonly selfCollision: ResolvedSelfCollision | null;
 }
 
 /** `value` is array-like: an object with a length that is a whole number (not a string, not null). */
@@ -269,6 +274,7 @@ export function createModel(description: ModelDescription): Model {
     ...aerodynamics(description.triangles, description.wind, particleCount),
     strainLimit: description.strainLimit === undefined ? null : resolveStrainLimit(description.strainLimit),
     bending: description.bending === undefined ? null : resolveBending(description.bending, Uint32Array.from(requireArray('triangles', description.triangles ?? [])), positions), // prettier-ignore
+    selfCollision: description.selfCollision === undefined ? null : resolveSelfCollision(description.selfCollision, Uint32Array.from(requireArray('triangles', description.triangles ?? [])), positions, springs.springStiffness), // prettier-ignore
   };
 }
 
@@ -319,4 +325,13 @@ export function withStrainLimit(model: Model, limit: StrainLimit | null): Model 
  */
 export function withBending(model: Model, bending: Bending | null): Model {
   return { ...model, bending: bending === null ? null : resolveBending(bending, model.triangleIndices, model.particlePositions) }; // prettier-ignore
+}
+
+/**
+ * `model` with self-collision of its triangles (validated, fields named `selfCollision.…`; the
+ * thickness checked against the initial positions; null: none): for models a builder or
+ * {@link meshToModel} made.
+ */
+export function withSelfCollision(model: Model, selfCollision: SelfCollision | null): Model {
+  return { ...model, selfCollision: selfCollision === null ? null : resolveSelfCollision(selfCollision, model.triangleIndices, model.particlePositions, model.springStiffness) }; // prettier-ignore
 }

@@ -1,6 +1,15 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { buildCloth, buildRope, type ClothOptions, type RopeOptions } from './builders.ts';
-import { createModel, withBending, withColliders, withStrainLimit, withWind, type Model } from './model.ts';
+import {
+  createModel,
+  withBending,
+  withColliders,
+  withSelfCollision,
+  withStrainLimit,
+  withWind,
+  type Model,
+} from './model.ts';
+import type { SelfCollision } from './self-collision.ts';
 import type { Bending } from './bending.ts';
 import type { StrainLimit } from './strain-limit.ts';
 import type { Collider } from './colliders.ts';
@@ -84,7 +93,8 @@ type FieldKind =
   | 'colliders'
   | 'wind'
   | 'strainLimit'
-  | 'bending';
+  | 'bending'
+  | 'selfCollision';
 
 interface SchemaObject {
   readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -126,6 +136,7 @@ function checkFields(field: string, json: Json, spec: SchemaObject): void {
     if (kind === 'wind') checkFields(name, object(name, value), schema.$defs.wind as unknown as SchemaObject);
     if (kind === 'strainLimit') checkFields(name, object(name, value), schema.$defs.strainLimit as unknown as SchemaObject); // prettier-ignore
     if (kind === 'bending') checkFields(name, object(name, value), schema.$defs.bending as unknown as SchemaObject); // prettier-ignore
+    if (kind === 'selfCollision') checkFields(name, object(name, value), schema.$defs.selfCollision as unknown as SchemaObject); // prettier-ignore
     if (kind === 'vector' && numbers(name, value).length !== 3) {
       throw new WeftInputError(name, `must have 3 entries (x, y, z), got ${(value as unknown[]).length}`);
     }
@@ -157,7 +168,8 @@ export function parseScene(scene: unknown): Model {
       json['colliders'] === undefined ? model : withColliders(model, json['colliders'] as Collider[]);
     const windy = json['wind'] === undefined ? posed : withWind(posed, json['wind'] as Wind);
     const limited = json['strainLimit'] === undefined ? windy : withStrainLimit(windy, json['strainLimit'] as StrainLimit); // prettier-ignore
-    return json['bending'] === undefined ? limited : withBending(limited, json['bending'] as Bending);
+    const bent = json['bending'] === undefined ? limited : withBending(limited, json['bending'] as Bending);
+    return json['selfCollision'] === undefined ? bent : withSelfCollision(bent, json['selfCollision'] as SelfCollision); // prettier-ignore
   }
   if (!('particles' in json))
     throw new WeftInputError('particles', 'missing (a scene needs particles and springs, or cloth, or rope)');
@@ -183,6 +195,7 @@ export function parseScene(scene: unknown): Model {
     ...optional(json['wind'], 'wind'),
     ...optional(json['strainLimit'], 'strainLimit'),
     ...optional(json['bending'], 'bending'),
+    ...optional(json['selfCollision'], 'selfCollision'),
     ...gravityOf(json),
   });
 }

@@ -23,7 +23,10 @@ export interface SelfCollision {
   readonly stiffness?: number;
   /** c, N·s/m, along the pair's normal. Default 0. Must be ≥ 0. */
   readonly damping?: number;
-  /** Pairs the run may hold, per particle (GPU buffers are sized by it). Default 8. Must be > 0. */
+  /**
+   * Pairs the run may hold, per particle (GPU buffers are sized by it). Default 32: two aligned
+   * layers list ~19 per particle, a cloth piling onto a floor at h = 1/60 up to ~44. Must be > 0.
+   */
   readonly maxPairsPerParticle?: number;
 }
 
@@ -43,6 +46,24 @@ export interface ResolvedSelfCollision {
   readonly edgeIndices: Uint32Array;
   /** The shortest edge at the initial positions, m. */
   readonly shortestEdge: number;
+}
+
+/** What self-collision did in the last step (SolverStats.selfContact). */
+export interface SelfContactStats {
+  /** Pairs listed (within reach) at the step's start. */
+  pairs: number;
+  /** Pairs whose repulsion acted in the step's solve (or, explicit schemes, at its last evaluation). */
+  activePairs: number;
+  /** Particles whose move the fail-safe shortened (a pair's separating plane). */
+  truncated: number;
+  /** Detection sweeps the fail-safe took to reach a list its shortened moves leave unchanged. */
+  sweeps: number;
+  /** Particles whose whole move the fail-safe undid (a pair too close to trust, or sweeps that did not settle). */
+  undone: number;
+  /** Pairs closer than the freeze distance at the step's start: their particles did not move. */
+  frozen: number;
+  /** Pairs between a pinned particle and free ones that could not be kept apart. */
+  pinched: number;
 }
 
 /** Largest thickness, as a fraction of the shortest edge: room for 50 % compression of a flat grid (design §0). */
@@ -113,7 +134,7 @@ export function resolveSelfCollision(
   let largestSpring = 0;
   for (let s = 0; s < springStiffness.length; s++)
     largestSpring = Math.max(largestSpring, springStiffness[s]!);
-  const maxPairsPerParticle = nonNegative('maxPairsPerParticle', option.maxPairsPerParticle, 8);
+  const maxPairsPerParticle = nonNegative('maxPairsPerParticle', option.maxPairsPerParticle, 32);
   if (!(maxPairsPerParticle > 0))
     throw new WeftInputError('selfCollision.maxPairsPerParticle', `must be > 0, got ${maxPairsPerParticle}`);
   return {

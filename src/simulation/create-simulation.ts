@@ -7,6 +7,7 @@ import { describeName, WeftInputError } from '../core/errors.ts';
 import { requireContactSupport } from '../integrators/contact-programs.ts';
 import { requireWindSupport } from '../integrators/wind-programs.ts';
 import { requireBendingSupport } from '../integrators/bending-support.ts';
+import { requireSelfContactSupport } from '../integrators/self-contact-programs.ts';
 import { requireStrainLimitSupport } from '../integrators/strain-programs.ts';
 import {
   INTEGRATOR_NAMES,
@@ -98,6 +99,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
   );
   requireWindSupport(Boolean(model?.wind), integrator);
   requireBendingSupport(Boolean(model?.bending), integrator);
+  requireSelfContactSupport(Boolean(model?.selfCollision), integrator, backend);
   requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);

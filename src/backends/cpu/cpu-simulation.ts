@@ -27,6 +27,7 @@ import type { Program } from '../../integrators/program.ts';
 import { explicitProgram, multistepProgram } from '../../integrators/programs.ts';
 import { withContacts } from '../../integrators/contact-programs.ts';
 import { withWindOps } from '../../integrators/wind-programs.ts';
+import { withSelfContact } from '../../integrators/self-contact-programs.ts';
 import type { IntegrationOptions } from '../../integrators/schemes.ts';
 import type { Model } from '../../model/model.ts';
 import { WeftInputError } from '../../core/errors.ts';
@@ -70,14 +71,18 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
     scheme: Program,
   ) {
     super();
-    const program = withWindOps(
-      withContacts(
-        withStrainLimitOps(scheme, integrator, model.strainLimit),
+    const program = withSelfContact(
+      withWindOps(
+        withContacts(
+          withStrainLimitOps(scheme, integrator, model.strainLimit),
+          integrator,
+          model.colliders.length,
+        ),
         integrator,
-        model.colliders.length,
+        model.wind !== null,
       ),
       integrator,
-      model.wind !== null,
+      model.selfCollision !== null,
     );
     this.program = program;
     this.attachments = new ParticleAttachments(model, velocityHistory(program));
@@ -171,7 +176,11 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
    */
   async readSolverStats(): Promise<SolverStats | null> {
     this.lifecycle.check('readSolverStats()');
-    if (this.executor.implicit) return { ...this.executor.implicit.stats, steps: this.steps };
+    const self = this.executor.selfContact;
+    const selfContact = self ? { selfContact: { ...self.stats } } : {};
+    if (this.executor.implicit) return { ...this.executor.implicit.stats, steps: this.steps, ...selfContact };
+    if (self && this.program.rings['Fv'] === undefined)
+      return { ...emptyStats(), steps: this.steps, ...selfContact };
     if (this.program.rings['Fv'] === undefined) return null;
     const s = this.readMultistepStats();
     return {
@@ -180,6 +189,7 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
       newtonIterations: s.correctorIterations,
       unconvergedSteps: s.unconvergedSteps,
       converged: s.converged,
+      ...selfContact,
     };
   }
 

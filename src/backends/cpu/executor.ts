@@ -20,6 +20,7 @@ import { CpuImplicitOps } from './implicit-ops.ts';
 import { CpuContacts } from './contacts.ts';
 import { CpuAero } from './aero.ts';
 import { CpuBending } from './bending.ts';
+import { CpuSelfContact } from './self-contact.ts';
 
 /** Statistics of the corrector (zeros for schemes without one). */
 export interface CorrectorStats {
@@ -55,6 +56,8 @@ export class CpuExecutor {
   readonly aero: CpuAero | null;
   /** Dihedral bending on the model's hinges (null without bending). */
   readonly bending: CpuBending | null;
+  /** Self-collision of the model's triangles (null without it). */
+  readonly selfContact: CpuSelfContact | null;
 
   constructor(
     private readonly model: Model,
@@ -78,8 +81,9 @@ export class CpuExecutor {
     this.contacts = model.colliders.length > 0 ? new CpuContacts(model) : null;
     this.aero = model.wind ? new CpuAero(model) : null;
     this.bending = model.bending ? new CpuBending(model, real) : null;
+    this.selfContact = model.selfCollision ? new CpuSelfContact(model, real) : null;
     this.implicit = program.implicit
-      ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op)), this.contacts) // prettier-ignore
+      ? new CpuImplicitOps(model, program.implicit, real, (name) => this.vector(name), (ops) => ops.forEach((op) => this.apply(op)), this.contacts, this.selfContact) // prettier-ignore
       : null;
   }
 
@@ -107,6 +111,8 @@ export class CpuExecutor {
         accelerations(this.model, this.springForce, this.vector(op.v), op.rayleighMass, this.vector(op.a));
         this.bending?.states(this.vector(op.x), this.vector(op.v), true);
         this.bending?.gather(this.vector(op.a), true);
+        this.selfContact?.states(this.vector(op.x), this.vector(op.v), false, true);
+        this.selfContact?.gather(this.vector(op.a), true);
         this.evaluations++;
         return;
       case 'combine':
@@ -133,6 +139,10 @@ export class CpuExecutor {
           this.h,
         );
       }
+      case 'selfContacts':
+        return this.selfContact!.detect(this.vector(op.x), this.vector(op.v), this.h);
+      case 'selfFailSafe':
+        return this.selfContact!.failSafe(this.vector(op.x), this.vector(op.v));
       case 'windClock':
         return this.aero!.tick();
       case 'strainCorrection':

@@ -18,6 +18,7 @@ import {
 } from './implicit-passes.ts';
 import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
 import type { CpuContacts } from './contacts.ts';
+import type { CpuSelfContact } from './self-contact.ts';
 
 type ImplicitOp = Extract<
   Op,
@@ -50,8 +51,10 @@ export class CpuImplicitOps {
     private readonly vector: (name: string) => RealArray,
     private readonly run: (ops: readonly Op[]) => void,
     private readonly contacts: CpuContacts | null = null,
+    selfContact: CpuSelfContact | null = null,
   ) {
     ({ states: this.states, work: this.work } = solverStorage(model, real, options.solver === 'multigrid'));
+    this.states.selfContact = selfContact;
   }
 
   /**

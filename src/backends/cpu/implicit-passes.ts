@@ -13,6 +13,7 @@ import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
 import type { RhsCoefficients, SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type { CpuBending } from './bending.ts';
+import type { CpuSelfContact } from './self-contact.ts';
 
 export {
   NO_RHS_TERMS,
@@ -30,6 +31,8 @@ export interface SpringStates {
   direction: RealArray;
   /** The hinges' states and passes when the model bends (bending.ts); their K and B join A's. */
   bending?: CpuBending | null;
+  /** The step's self-contact pairs (self-contact.ts); their K and B join A's. */
+  selfContact?: CpuSelfContact | null;
 }
 
 export function springStates(
@@ -83,6 +86,7 @@ export function springStates(
     out.jacobian[j + 5] = kn * ny * nz;
   }
   out.bending?.states(positions, velocities, false);
+  out.selfContact?.states(positions, velocities, true, false);
 }
 
 /** Applies a symmetric 3×3 block (xx, yy, zz, xy, xz, yz) at `j` to (x, y, z). */
@@ -165,8 +169,10 @@ export function assembleRhs(
       c.extraScale * extra[p + 2]! +
       m * (c.velocityMass * velocities[p + 2]! + c.accelerationMass * accelerations[p + 2]!);
   }
-  states.bending?.rhsTerms(c, velocities, accelerations);
-  states.bending?.gather(out, false);
+  for (const terms of [states.bending, states.selfContact]) {
+    terms?.rhsTerms(c, velocities, accelerations);
+    terms?.gather(out, false);
+  }
 }
 
 /** shaders/system-product.wgsl: y = A u, filtered (0 on fixed particles). */
@@ -208,8 +214,10 @@ export function systemProduct(
     out[p + 1] = yy;
     out[p + 2] = yz;
   }
-  states.bending?.productTerms(a, u);
-  states.bending?.gather(out, false);
+  for (const terms of [states.bending, states.selfContact]) {
+    terms?.productTerms(a, u);
+    terms?.gather(out, false);
+  }
 }
 
 /**
@@ -243,6 +251,7 @@ export function diagonalInverse(
       for (let k = 0; k < 6; k++) sum[k]! += a.stiffness * states.jacobian[6 * s + k]! + c * n[k]!;
     }
     states.bending?.addDiagonal(a, i, sum);
+    states.selfContact?.addDiagonal(a, i, sum);
     const [xx, yy, zz, xy, xz, yz] = sum as [number, number, number, number, number, number];
     if (!block) {
       out[d] = 1 / xx;

@@ -16,6 +16,7 @@
  * Notay (AGMG). Measured on the issue's hanging cloth, implicit Euler at dt = 1/60, to 1e-3: 11,
  * 14, 17 CG iterations at 32², 64², 128² (diagonal PCG: 93, 194, and about 400 at 128²).
  */
+import type { RankOneTerms } from './rank-one-terms.ts';
 import { MULTIGRID_CYCLE, type MultigridHierarchy } from '../../model/multigrid-hierarchy.ts';
 import type { Model } from '../../model/model.ts';
 import { refEdge, type WeightedLists } from '../../model/galerkin-terms.ts';
@@ -99,7 +100,12 @@ export class CpuMultigrid {
     } // prettier-ignore
     // Bending (bending.ts) enters level 0's smoother only: its diagonal blocks join D, not the
     // Galerkin operators (README "Bending": 2× fewer CG iterations; in S as well, none fewer).
-    this.invertDiagonal(0, states.bending ? (i, D) => states.bending!.addDiagonal(a, i, D) : undefined);
+    // Self-contact pairs (self-contact.ts) likewise.
+    const terms = [states.bending, states.selfContact].filter((t) => t) as RankOneTerms[];
+    this.invertDiagonal(
+      0,
+      terms.length > 0 ? (i, D) => terms.forEach((t) => t.addDiagonal(a, i, D)) : undefined,
+    );
     this.hierarchy.coarsenings.forEach((c, l) => {
       const [from, to] = [this.levels[l]!, this.levels[l + 1]!];
       gatherBlocks(c.nodeTerms, from, to.S);

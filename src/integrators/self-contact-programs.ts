@@ -1,0 +1,42 @@
+/**
+ * Self-collision as ops of the scheme's program (src/model/self-collision.ts; design:
+ * reports/design/self-collision.md §1): each step (and startup step) starts by copying x to
+ * `self.x0` and listing the pairs within reach (`selfContacts`), and ends with the fail-safe
+ * (`selfFailSafe`), the last op that moves a particle. The pairs' repulsion needs no op: every
+ * `eval`, `jacobians`, `rhs` and system product of the step includes it.
+ *
+ * Implicit Euler and every explicit and multistep scheme take it. The other implicit schemes solve
+ * for other unknowns and are not tested with it yet, adaptive ones retry steps (the pair list is
+ * the step's), and WebGPU has no pair kernels yet: they refuse it.
+ */
+import { WeftInputError } from '../core/errors.ts';
+import { INTEGRATORS, type IntegratorName } from './catalog.ts';
+import type { Op, Program } from './program.ts';
+
+/** Throws when self-collision cannot be used with this integrator on this backend, naming why. */
+export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName, backend: 'cpu' | 'webgpu'): void {
+  if (!enabled) return;
+  const family = INTEGRATORS[integrator].family;
+  if (family === 'adaptive')
+    throw new WeftInputError('selfCollision', `is not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
+  if (family === 'implicit' && integrator !== 'implicit-euler')
+    throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
+  if (backend === 'webgpu')
+    throw new WeftInputError('selfCollision', "is not supported on WebGPU yet: use backend 'cpu'");
+} // prettier-ignore
+
+/** The vector that holds the positions a step starts from (the fail-safe's reference). */
+export const SELF_START = 'self.x0';
+
+/** `program` with its self-collision ops (`enabled` false: unchanged). */
+export function withSelfContact(program: Program, integrator: IntegratorName, enabled: boolean, backend: 'cpu' | 'webgpu' = 'cpu'): Program {
+  requireSelfContactSupport(enabled, integrator, backend);
+  if (!enabled) return program;
+  const begin: Op[] = [
+    { op: 'combine', outputs: [{ to: SELF_START, terms: [[1, 'x']] }] },
+    { op: 'selfContacts', x: 'x', v: 'v' },
+  ];
+  const end: Op = { op: 'selfFailSafe', x: 'x', v: 'v', start: SELF_START };
+  const wrap = (ops: readonly Op[]): Op[] => (ops.length === 0 ? [] : [...begin, ...ops, end]);
+  return { ...program, startup: wrap(program.startup), step: wrap(program.step) };
+} // prettier-ignore

@@ -1,0 +1,203 @@
+/**
+ * Self-collision on the CPU (src/backends/cpu/self-contact.ts, self-fail-safe.ts; design
+ * reports/design/self-collision.md phase 1): the pairs' force against the derivative of their
+ * energy, the system's diagonal against its product, the fail-safe against a vertex shot through a
+ * triangle, and scenes checked by the exact triangle–triangle test (test/helpers/self-intersection.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  parseScene,
+  withSelfCollision,
+  WeftError,
+  type Model,
+} from '../src/index.ts';
+import { CpuSelfContact } from '../src/internal.ts';
+import { selfIntersections } from './helpers/self-intersection.ts';
+
+/** Two triangles: (0, 1, 2) flat at y = 0, (3, 4, 5) with vertex 3 at `gap` above (0.3, 0, 0.3). */
+function twoTriangles(
+  gap: number,
+  velocity = 0,
+  selfCollision: { thickness: number; stiffness: number } | null = { thickness: 0.2, stiffness: 500 },
+  fixed: number[] = [],
+): Model {
+  const positions = [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, gap, 0.3, 0.3, gap + 0.2, 1.3, 1.3, gap + 0.2, 0.3];
+  const velocities = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, velocity, 0, 0, velocity, 0, 0, velocity, 0];
+  return createModel({
+    positions,
+    velocities,
+    masses: [1, 1, 1, 1, 1, 1],
+    springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
+    springStiffness: 0,
+    gravity: [0, 0, 0],
+    triangles: [0, 1, 2, 3, 4, 5],
+    fixed,
+    ...(selfCollision ? { selfCollision } : {}),
+  });
+}
+
+/** E = Σ ½ k (r − d)² over the listed pairs with d < r, at x. */
+function pairEnergy(contact: CpuSelfContact, x: Float64Array): number {
+  const { thickness: r, stiffness: k } = contact.self;
+  let sum = 0;
+  for (let e = 0; e < contact.count; e++) {
+    const d = contact.pairGeometry(x, e);
+    if (d < r) sum += 0.5 * k * (r - d) ** 2;
+  }
+  return sum;
+}
+
+describe('self-contact pairs (CPU)', () => {
+  it('the force F g_j is −∂E/∂x_j, E = ½ k (r − d)², to central differences (VT and EE pairs)', () => {
+    const model = twoTriangles(0.08);
+    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+    const x = Float64Array.from(model.particlePositions);
+    const v = new Float64Array(x.length);
+    contact.detect(x, v, 1 / 60);
+    const kinds = Array.from(contact.pairs.kinds.subarray(0, contact.count));
+    expect(kinds).toContain(0);
+    contact.states(x, v, false, true);
+    expect(contact.stats.activePairs).toBeGreaterThan(0);
+    const force = new Float64Array(x.length);
+    contact.gather(force, false);
+    const step = 1e-6;
+    for (let k = 0; k < x.length; k++) {
+      const [plus, minus] = [Float64Array.from(x), Float64Array.from(x)];
+      plus[k]! += step;
+      minus[k]! -= step;
+      const derivative = (pairEnergy(contact, plus) - pairEnergy(contact, minus)) / (2 * step);
+      expect(force[k]!).toBeCloseTo(-derivative, 6);
+    }
+  });
+
+  it('an edge crossing close above another gives an EE pair whose force is −∂E/∂x', () => {
+    // Edge (0, 1) along x at y = 0; edge (3, 4) along z at y = 0.1 above its middle.
+    const model = createModel({
+      positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, 0, 0.1, -0.5, 0, 0.1, 0.5, 0, 1.1, 0],
+      masses: [1, 1, 1, 1, 1, 1],
+      springPairs: [0, 1],
+      springStiffness: 0,
+      gravity: [0, 0, 0],
+      triangles: [0, 1, 2, 3, 4, 5],
+      selfCollision: { thickness: 0.3, stiffness: 200 },
+    });
+    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+    const x = Float64Array.from(model.particlePositions);
+    contact.detect(x, new Float64Array(x.length), 1 / 60);
+    const ee = Array.from(contact.pairs.kinds.subarray(0, contact.count)).indexOf(1);
+    expect(ee).toBeGreaterThanOrEqual(0);
+    expect(contact.pairGeometry(x, ee)).toBeCloseTo(0.1, 12);
+    contact.states(x, new Float64Array(x.length), false, true);
+    const force = new Float64Array(x.length);
+    contact.gather(force, false);
+    for (let k = 0; k < x.length; k++) {
+      const [plus, minus] = [Float64Array.from(x), Float64Array.from(x)];
+      plus[k]! += 1e-6;
+      minus[k]! -= 1e-6;
+      expect(force[k]!).toBeCloseTo(-(pairEnergy(contact, plus) - pairEnergy(contact, minus)) / 2e-6, 6);
+    }
+  });
+
+  it('the diagonal blocks (addDiagonal) are those of the product (productTerms) applied to unit vectors', () => {
+    const model = twoTriangles(0.05);
+    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+    const x = Float64Array.from(model.particlePositions);
+    contact.detect(x, new Float64Array(x.length), 1 / 60);
+    contact.states(x, new Float64Array(x.length), true, false);
+    const system = { mass: 0, damping: 0.3, stiffness: 0.7 };
+    for (let i = 0; i < model.particleCount; i++) {
+      const block = new Float64Array(6);
+      contact.addDiagonal(system, i, block);
+      const column = (c: number): number[] => {
+        const u = new Float64Array(3 * model.particleCount);
+        u[3 * i + c] = 1;
+        contact.productTerms(system, u);
+        const y = new Float64Array(u.length);
+        contact.gather(y, false);
+        return [y[3 * i]!, y[3 * i + 1]!, y[3 * i + 2]!];
+      };
+      const [cx, cy, cz] = [column(0), column(1), column(2)];
+      if (model.particleInvMass[i] === 0) continue;
+      const expected = [cx[0]!, cy[1]!, cz[2]!, cy[0]!, cz[0]!, cz[1]!];
+      expected.forEach((value, k) => expect(block[k]!).toBeCloseTo(value, 12));
+    }
+  });
+});
+
+describe('self-collision fail-safe (CPU)', () => {
+  for (const integrator of ['symplectic-euler', 'implicit-euler'] as const) {
+    it(`${integrator}: a vertex shot at 50 m/s through a triangle in one step stops above it`, async () => {
+      // Triangle (0, 1, 2) pinned; triangle (3, 4, 5) falls at 50 m/s, vertex 3 above its inside.
+      const crossed = await run(twoTriangles(0.05, -50, null, [0, 1, 2]), integrator, 1);
+      expect(crossed.positions[3 * 3 + 1]!).toBeLessThan(0); // without self-collision it passes through
+      const model = twoTriangles(0.05, -50, { thickness: 0.02, stiffness: 1000 }, [0, 1, 2]);
+      const simulation = await createSimulation(model, { integrator, dt: 1 / 60, backend: 'cpu' });
+      simulation.step();
+      const state = await simulation.readState();
+      expect(state.positions[3 * 3 + 1]!).toBeGreaterThan(0);
+      expect(selfIntersections(state.positions, model.triangleIndices)).toEqual([]);
+      const stats = (await simulation.readSolverStats())!.selfContact!;
+      expect(stats.truncated).toBeGreaterThanOrEqual(1);
+      expect(stats.frozen).toBe(0);
+    });
+  }
+});
+
+async function run(model: Model, integrator: 'symplectic-euler' | 'implicit-euler', steps: number) {
+  const simulation = await createSimulation(model, { integrator, dt: 1 / 60, backend: 'cpu' });
+  simulation.step(steps);
+  return simulation.readState();
+}
+
+describe('self-collision options', () => {
+  const cloth = (): Model => buildCloth({ nx: 4, ny: 4, spacing: 0.1 });
+  it('integrators and backends without it refuse it, naming selfCollision', async () => {
+    const model = withSelfCollision(cloth(), {});
+    for (const [options, words] of [
+      [{ integrator: 'rk45', dt: 0.01 }, 'adaptive integrator'],
+      [{ integrator: 'newmark', dt: 0.01 }, "'newmark'"],
+      [{ integrator: 'implicit-euler', dt: 0.01, backend: 'webgpu' }, 'WebGPU'],
+    ] as const) {
+      const error = await createSimulation(model, options as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WeftError);
+      expect((error as WeftError).field).toBe('selfCollision');
+      expect((error as WeftError).message).toContain(words);
+    }
+  });
+
+  it('defaults: r = min(5 mm, 0.2 ℓ_min), k = the largest spring stiffness, 32 pairs per particle; null removes it', () => {
+    const model = withSelfCollision(buildCloth({ nx: 4, ny: 4, spacing: 0.02, structuralStiffness: 700, shearStiffness: 900, bendStiffness: 300 }), {}); // prettier-ignore
+    expect(model.selfCollision!.thickness).toBeCloseTo(0.004, 15);
+    expect(model.selfCollision!.stiffness).toBe(900);
+    expect(model.selfCollision!.maxPairsPerParticle).toBe(32);
+    expect(withSelfCollision(model, null).selfCollision).toBeNull();
+  });
+
+  it('a scene file takes "selfCollision", checked by name and type', () => {
+    const scene = {
+      cloth: { nx: 4, ny: 4, spacing: 0.1 },
+      selfCollision: { thickness: 0.01, stiffness: 100 },
+    };
+    expect(parseScene(scene).selfCollision!.thickness).toBe(0.01);
+    expect(() => parseScene({ ...scene, selfCollision: { thickness: '1' } })).toThrow(
+      /selfCollision.thickness/,
+    );
+    expect(() => parseScene({ ...scene, selfCollision: { radius: 1 } })).toThrow(/selfCollision/);
+  });
+
+  it('more pairs than maxPairsPerParticle × n is an error naming it (exit status 4), not a silent drop', async () => {
+    const model = twoTriangles(0.05, 0, { thickness: 0.2, stiffness: 10 });
+    const tight = withSelfCollision(model, { thickness: 0.2, maxPairsPerParticle: 0.1 });
+    const simulation = await createSimulation(tight, {
+      integrator: 'symplectic-euler',
+      dt: 1 / 60,
+      backend: 'cpu',
+    });
+    const error = (() => { try { simulation.step(); } catch (e) { return e; } })() as WeftError; // prettier-ignore
+    expect(error.code).toBe('capacity');
+    expect(error.field).toBe('selfCollision.maxPairsPerParticle');
+  });
+});
