@@ -88,6 +88,24 @@ describe('weft run square.obj', () => {
     expect(stats.mesh.pinned).toBe(4);
   });
 
+  test('--self-collision r turns self-collision on (its statistics in the output); a thickness past 0.35 × the shortest edge is exit 2 naming it', async () => {
+    const { code, stdout } = await weft(
+      'run',
+      SQUARE,
+      ...FIXED,
+      '--self-collision',
+      '0.01',
+      '--pin',
+      'corners',
+    );
+    expect(code).toBe(0);
+    const solver = (JSON.parse(stdout) as { stats: { solver: { selfContact: { pairs: number; undone: number } } } }).stats.solver; // prettier-ignore
+    expect(solver.selfContact.undone).toBe(0);
+    const wide = await weft('run', SQUARE, ...FIXED, '--self-collision', '10');
+    expect(wide.code).toBe(2);
+    expect(weftLines(wide.stderr)[0]).toMatch(/selfCollision\.thickness/);
+  });
+
   test.each(['f64', 'f32'])(
     '--obj-sequence writes one OBJ per frame that reads back as the frame (%s)',
     async (precision) => {

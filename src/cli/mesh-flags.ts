@@ -18,6 +18,7 @@ export const MESH_FLAGS: readonly OptionSpec[] = [
   { name: 'stretchStiffness', type: 'number', unit: 'N/m', default: MESH_MATERIAL_DEFAULTS.stretchStiffness, range: { min: 0 }, appliesTo: MESH, flag: 'stretch', help: '.obj scenes: stiffness of the spring on every edge.' },
   { name: 'bendStiffness', type: 'number', unit: 'N/m', default: MESH_MATERIAL_DEFAULTS.bendStiffness, range: { min: 0 }, appliesTo: MESH, flag: 'bend', help: '.obj scenes: stiffness of the spring across every interior edge, between the two vertices opposite it (shear and bending); 0 leaves them out.' },
   { name: 'bending', type: 'number', unit: 'J', defaultText: 'none', range: { min: 0 }, appliesTo: MESH, flag: 'bending', help: '.obj scenes: dihedral bending stiffness k_B across every interior edge (discrete shells, E = Σ k_B c (θ − θ₀)², rest angles from the file); with --bend 0 it replaces the bending springs.' },
+  { name: 'selfCollision', type: 'number', unit: 'm', defaultText: 'none', range: { min: 0, minOpen: true }, appliesTo: MESH, flag: 'self-collision', help: '.obj scenes: self-collision with this thickness r (at most 0.35 × the shortest edge): vertex–triangle and edge–edge pairs that share no vertex repel within r, and no step lets triangles pass through each other (CPU backend; implicit-euler, explicit and multistep integrators).' },
   { name: 'damping', type: 'number', unit: 'N·s/m', default: MESH_MATERIAL_DEFAULTS.damping, range: { min: 0 }, appliesTo: MESH, flag: 'damping', help: '.obj scenes: damping of every spring along its length.' },
   { name: 'pinned', type: 'choice', unit: '', default: 'none', choices: MESH_PIN_PRESETS, appliesTo: MESH, flag: 'pin', help: '.obj scenes: the vertices that never move: a preset (top-edge: the highest vertices; top-corners: their least-x and greatest-x ones; corners: nearest the bounding box’s corners), or vertex indices 0,5,9 (0-based: the OBJ vertex number − 1).' },
 ];
@@ -54,7 +55,12 @@ export function materialFromFlags(
     const text = values[spec.flag!];
     if (typeof text !== 'string') continue;
     const value = spec.name === 'pinned' ? pinnedVertices(text, positions) : flagValue(spec, text);
-    material[spec.name] = spec.name === 'bending' ? { stiffness: value } : value;
+    material[spec.name] =
+      spec.name === 'bending'
+        ? { stiffness: value }
+        : spec.name === 'selfCollision'
+          ? { thickness: value }
+          : value;
   }
   if (material['density'] !== undefined && material['totalMass'] !== undefined)
     throw new WeftInputError('--mass', 'give --density or --mass, not both');

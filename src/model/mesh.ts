@@ -2,6 +2,7 @@ import { describeValue, WeftInputError } from '../core/errors.ts';
 import { meshTopology } from './mesh-topology.ts';
 import { createModel, type Model } from './model.ts';
 import type { Bending } from './bending.ts';
+import type { SelfCollision } from './self-collision.ts';
 
 /** The material of {@link meshToModel}: one for the whole mesh; SI units; every field has a default. */
 export interface MeshMaterial {
@@ -32,6 +33,8 @@ export interface MeshMaterial {
    * bending springs (set `bendStiffness: 0` for bending alone). Default: none.
    */
   bending?: Bending;
+  /** Self-collision of the mesh's triangles (src/model/self-collision.ts). Default: none. */
+  selfCollision?: SelfCollision;
 }
 
 /** The defaults of {@link MeshMaterial} (the CLI's flags document the same values). */
@@ -155,5 +158,6 @@ export function meshToModel(
     ...(material.velocities !== undefined ? { velocities: material.velocities } : {}),
     ...(material.gravity !== undefined ? { gravity: material.gravity } : {}),
     ...(material.bending !== undefined ? { bending: material.bending } : {}),
+    ...(material.selfCollision !== undefined ? { selfCollision: material.selfCollision } : {}),
   });
 }
