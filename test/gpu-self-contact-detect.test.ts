@@ -162,7 +162,8 @@ describe('fixed particles, flags and errors', () => {
     try {
       detect.upload(x, v);
       detect.detect();
-      await expect(detect.read()).rejects.toThrow(/maxPairsPerParticle: the detection found \d+ pairs, more than its capacity of 2 \(0.01 per particle × 256 particles\); raise/); // prettier-ignore
+      await expect(detect.read()).rejects.toThrow(/listed \d+ pairs, more than selfCollision.maxPairsPerParticle × 256 particles = 2 \(maxPairsPerParticle 0.01: raise it, or lower dt\)/); // prettier-ignore
+      await expect(detect.read()).rejects.toMatchObject({ code: 'capacity', field: 'selfCollision.maxPairsPerParticle', details: { capacity: 2 } }); // prettier-ignore
       const raw = await detect.read(true);
       expect(raw.flags).toBe(SELF_FLAGS.pairs);
       expect(raw.count).toBe(2);

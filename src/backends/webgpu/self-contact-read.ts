@@ -47,9 +47,9 @@ interface Offsets {
 }
 
 /**
- * Errors for the flags set in `flags` (none: nothing thrown): the query box as the CPU's
- * detectSelfPairs reports it (WeftError 'step-size', field `dt`); the capacity as a plain Error
- * naming selfCollision.maxPairsPerParticle until the error code 'capacity' exists.
+ * Errors for the flags set in `flags` (none: nothing thrown), as the CPU reports them: the pair
+ * capacity (WeftError 'capacity', field selfCollision.maxPairsPerParticle, CpuSelfContact), the
+ * query box (WeftError 'step-size', field dt, detectSelfPairs); a count mismatch is an internal Error.
  */
 export function checkSelfFlags(
   flags: number,
@@ -59,7 +59,7 @@ export function checkSelfFlags(
   reach: number,
 ): void {
   if (flags & SELF_FLAGS.pairs)
-    throw new Error(`selfCollision.maxPairsPerParticle: the detection found ${total} pairs, more than its capacity of ${sizes.pairCapacity} (${sizes.spec.maxPairsPerParticle} per particle × ${sizes.particleCount} particles); raise selfCollision.maxPairsPerParticle`); // prettier-ignore
+    throw new WeftError('capacity', `self-collision listed ${total} pairs, more than selfCollision.maxPairsPerParticle × ${sizes.particleCount} particles = ${sizes.pairCapacity} (maxPairsPerParticle ${sizes.spec.maxPairsPerParticle}: raise it, or lower dt)`, 'selfCollision.maxPairsPerParticle', { pairs: total, capacity: sizes.pairCapacity }); // prettier-ignore
   if (flags & SELF_FLAGS.query)
     throw new WeftError('step-size', `selfCollision: a query box spans more than 8 cells of ${cellSize.toPrecision(3)} m on an axis: a particle moves too far in one step (its reach D is up to ${reach.toPrecision(3)} m); lower dt`, 'dt', { cellSize, reach }); // prettier-ignore
   if (flags & SELF_FLAGS.mismatch)
