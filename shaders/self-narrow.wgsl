@@ -16,12 +16,37 @@
 // within ρ of g; the slack is ten times the float32 error of both distances, design §3), so the
 // cull never drops a pair the exact test would list. It runs first with r_q's bound r + D_P + D_max
 // (before the partner's particles are read), then with r_q.
+// With `relative` (the dynamics, src/backends/webgpu/self-contact-ops.ts; CPU mirror:
+// CpuSelfContact.listPairs) a pair is listed only when dist(P₁, P₂) < r + max_{i∈P₁, j∈P₂} |m_i − m_j|
+// + slack, m_i the move in selfParticle[i].yzw and the slack in selfPairs word SCALAR_SLACK; the
+// reach D_i = |m_i − m̄| + slack/2 bounds it (|m_i − m_j| ≤ D_i + D_j − slack), so r_q's culls keep
+// every such pair.
 
 @group(0) @binding(6) var<storage, read> selfGrid: array<u32>;
 @group(0) @binding(7) var<storage, read_write> selfPairs: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read> selfParticle: array<vec4<f32>>;
 
 override writePairs: bool = false;
+override relative: bool = false;
+const SCALAR_SLACK: u32 = 4u;  // bits of the relative predicate's slack, m (self-pair-common.wgsl)
+
+fn moveOf(i: u32) -> vec3<f32> {
+  return selfParticle[i].yzw;
+}
+
+// The listing bound of a pair with r_q: r_q, or with `relative` r + max |m_i − m_j| + slack over
+// i ∈ {a.x, a.y} (a.y = a.x for a vertex) and j ∈ b.
+fn pairBound(rq: f32, a: vec2<u32>, b: vec3<u32>) -> f32 {
+  if (!relative) {
+    return rq;
+  }
+  var most = 0.0;
+  for (var k = 0u; k < 2u; k++) {
+    let m = moveOf(a[k]);
+    most = max(most, max(max(length(m - moveOf(b.x)), length(m - moveOf(b.y))), length(m - moveOf(b.z))));
+  }
+  return selfDetect.thickness + most + maximum(SCALAR_SLACK);
+}
 
 struct Query {
   lo: vec3<i32>,    // first cell
@@ -103,7 +128,7 @@ fn vertexPairs(p: u32, base: u32, limit: u32) -> u32 {
           if (culled(triangle, x, 0.0, rq)) {
             continue;
           }
-          if (pointTriangleDistance(x, loadVector(xRef, c.x), loadVector(xRef, c.y), loadVector(xRef, c.z)) < rq) {
+          if (pointTriangleDistance(x, loadVector(xRef, c.x), loadVector(xRef, c.y), loadVector(xRef, c.z)) < pairBound(rq, vec2<u32>(p), c)) {
             list(triangle, base, found, limit);
             found++;
           }
@@ -144,7 +169,7 @@ fn edgePairs(e: u32, base: u32, limit: u32) -> u32 {
           if (culled(item, g, radius, rq)) {
             continue;
           }
-          if (segmentDistance(p1, q1, loadVector(xRef, other.x), loadVector(xRef, other.y)) < rq) {
+          if (segmentDistance(p1, q1, loadVector(xRef, other.x), loadVector(xRef, other.y)) < pairBound(rq, ends, other.xyy)) {
             list(item - t, base, found, limit);
             found++;
           }

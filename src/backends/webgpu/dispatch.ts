@@ -6,6 +6,7 @@
 import type { Op } from '../../integrators/program.ts';
 import type { GpuContacts } from './contact-ops.ts';
 import type { GpuBending } from './bending-ops.ts';
+import type { GpuSelfContact } from './self-contact-ops.ts';
 import type { Model } from '../../model/model.ts';
 import { dispatchSize, type bufferFactory } from './gpu-common.ts';
 import type { KernelName } from './kernels.ts';
@@ -73,6 +74,8 @@ export interface ExecutorServices {
   readonly contacts: GpuContacts | null;
   /** Dihedral bending on the model's hinges (null without bending). */
   readonly bending: GpuBending | null;
+  /** Self-collision's pairs (null without selfCollision). */
+  readonly selfContact: GpuSelfContact | null;
 }
 
 /** Encodes the dispatches of `list` (markers ignored); returns how many. */

@@ -46,6 +46,7 @@ import { GpuImplicitOps } from './implicit-ops.ts';
 import { GpuContacts } from './contact-ops.ts';
 import { GpuAero } from './aero-ops.ts';
 import { GpuBending } from './bending-ops.ts';
+import { GpuSelfContact } from './self-contact-ops.ts';
 import { GpuCorrectorOps } from './corrector-ops.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
 import type { GpuProfiler, Profiled } from './profiler.ts';
@@ -73,6 +74,8 @@ export class WebGpuExecutor implements ExecutorServices {
   readonly aero: GpuAero | null;
   /** Dihedral bending on the model's hinges (null without bending). */
   readonly bending: GpuBending | null;
+  /** Self-collision's pairs (null without selfCollision). */
+  readonly selfContact: GpuSelfContact | null;
   /** The implicit ops (programs with a linear system only). */
   readonly implicit: GpuImplicitOps | null;
   readonly create: ReturnType<typeof bufferFactory>;
@@ -144,6 +147,7 @@ export class WebGpuExecutor implements ExecutorServices {
     this.contacts = model.colliders.length > 0 ? new GpuContacts(this) : null;
     this.aero = model.wind ? new GpuAero(this) : null;
     this.bending = model.bending ? new GpuBending(this) : null;
+    this.selfContact = model.selfCollision ? new GpuSelfContact(this, { positions: this.positions, velocities: this.velocities, arena: this.shared['arena']!, arenaStride: this.arenaStride }, h) : null; // prettier-ignore
     this.implicit = program.implicit ? new GpuImplicitOps(this, program, checkEvery) : null;
   }
 
@@ -219,8 +223,10 @@ export class WebGpuExecutor implements ExecutorServices {
         const buffer = this.uniform('programGather', 'EvalOp', () => ({ rayleighMass: op.rayleighMass }));
         if (this.model.springCount > 0)
           out.push(this.dispatch('programForces', 'forces', 'springs', {}, refs));
-        out.push(this.dispatch('programGather', 'gather', 'particles', { op: buffer }, refs), ...(this.bending?.evaluate(refs) ?? [])); // prettier-ignore
+        out.push(this.dispatch('programGather', 'gather', 'particles', { op: buffer }, refs), ...(this.bending?.evaluate(refs) ?? []), ...(this.selfContact?.evaluate(refs) ?? [])); // prettier-ignore
       } else if (op.op === 'combine') out.push(this.combine(op.outputs, heads));
+      else if (op.op === 'selfContacts') out.push(...this.selfContact!.contacts(op, heads));
+      else if (op.op === 'selfFailSafe') out.push(...this.selfContact!.failSafe(op, heads));
       else if (op.op === 'norm') out.push(this.norm(op, heads));
       else if (op.op === 'correct') this.corrector!.compile(heads, out);
       else if (op.op === 'project' || op.op === 'moveColliders')
@@ -311,6 +317,7 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Rewrites every coefficient for a new step h (for drivers that change it). */
   setStep(h: number): void {
     this.h = h;
+    this.selfContact?.setStep(h);
     for (const { buffer, layout, values } of this.stepUniforms)
       this.device.queue.writeBuffer(buffer, 0, structBytes(layout, values(h)));
   }
@@ -393,6 +400,7 @@ export class WebGpuExecutor implements ExecutorServices {
   }
 
   destroy(): void {
+    this.selfContact?.destroy();
     for (const buffer of this.buffers) buffer.destroy();
   }
 }

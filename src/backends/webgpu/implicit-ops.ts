@@ -107,7 +107,8 @@ export class GpuImplicitOps {
       // cg-init and cg-step read the contact normals when a solve is constrained.
       contactNormals: x.contacts?.contactNormals ?? x.create('noContactNormals', 16, storage),
       // system-diagonal.wgsl adds bending's blocks (withBending = 1) from here.
-      bendingDiagonal: x.bending?.diagonal ?? x.create('noBendingDiagonal', 16, storage),
+      bendingDiagonal:
+        x.bending?.diagonal ?? x.selfContact?.diagonal ?? x.create('noBendingDiagonal', 16, storage),
     };
   }
 
@@ -189,12 +190,12 @@ export class GpuImplicitOps {
     const ref = (name: string): number => this.x.reference(name, heads);
     switch (op.op) {
       case 'jacobians':
-        out.push(this.kernel('springJacobians', 'springs', { xRef: ref(op.x), vRef: ref(op.v) }), ...(this.x.bending ? [this.x.bending.jacobians(ref(op.x), ref(op.v))] : [])); // prettier-ignore
+        out.push(this.kernel('springJacobians', 'springs', { xRef: ref(op.x), vRef: ref(op.v) }), ...(this.x.bending ? [this.x.bending.jacobians(ref(op.x), ref(op.v))] : []), ...(this.x.selfContact ? [this.x.selfContact.jacobians(ref(op.x), ref(op.v))] : [])); // prettier-ignore
         return;
       case 'rhs': {
         const coefficients = this.x.uniform('implicitRhs', 'RhsCoefficients', (h) => ({ ...op.coefficients(h) }), true);
         const refs = { vRef: ref(op.v), aRef: ref(op.a), extraRef: ref(op.extra), toRef: ref(op.to) };
-        out.push(this.kernel('implicitRhs', 'particles', refs, { coefficients }), ...(this.x.bending?.rhs(op, refs, this.bound['solver']!) ?? [])); // prettier-ignore
+        out.push(this.kernel('implicitRhs', 'particles', refs, { coefficients }), ...(this.x.bending?.rhs(op, refs, this.bound['solver']!) ?? []), ...(this.x.selfContact?.rhs(op, refs, this.bound['solver']!) ?? [])); // prettier-ignore
         return;
       }
       case 'solve':
@@ -247,7 +248,7 @@ export class GpuImplicitOps {
     if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver, constrained);
     const v = this.solverVectors();
     const list: Compiled[] = [this.kernel('systemBlocks', 'springs', {}, { solver })];
-    if (o.solver !== 'cg') list.push(...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending ? 1 : 0 }, { solver })); // prettier-ignore
+    if (o.solver !== 'cg') list.push(...this.rankOneDiagonal(solver), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending || this.x.selfContact ? 1 : 0 }, { solver })); // prettier-ignore
     list.push(...this.start(rhsRef, solutionRef, solver, constrained));
     if (o.solver === 'jacobi') {
       const iteration = indirectBy([...this.product({ inputRef: solutionRef, productRef: v.w }, solver), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
@@ -262,7 +263,17 @@ export class GpuImplicitOps {
 
   /** q = A p by system-product.wgsl (refs: inputRef p, productRef q, …), then bending's part of A p. */
   private product(refs: Record<string, number>, solver: GPUBuffer): Dispatch[] {
-    return [this.kernel('systemProduct', 'particles', refs, { solver }), ...(this.x.bending?.product(solver, refs['inputRef']!, refs['productRef']!) ?? [])]; // prettier-ignore
+    return [this.kernel('systemProduct', 'particles', refs, { solver }), ...this.rankOneProduct(solver, refs['inputRef']!, refs['productRef']!)]; // prettier-ignore
+  }
+
+  /** Bending's and self-contact's parts of A p (rank-one terms), after the springs'. */
+  rankOneProduct(solver: GPUBuffer, inputRef: number, productRef: number): Dispatch[] {
+    return [...(this.x.bending?.product(solver, inputRef, productRef) ?? []), ...(this.x.selfContact?.product(solver, inputRef, productRef) ?? [])]; // prettier-ignore
+  }
+
+  /** Bending's then self-contact's diagonal blocks (the second adds to the first's). */
+  rankOneDiagonal(solver: GPUBuffer): Dispatch[] {
+    return [...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), ...(this.x.selfContact ? [this.x.selfContact.diagonalPass(solver)] : [])]; // prettier-ignore
   }
 
   /** The contact filter of arena vector `ref` in a constrained solve (none otherwise). */
@@ -322,7 +333,7 @@ export class GpuImplicitOps {
     const cycle = mg.vcycle(v.r, this.x.reference('mg.x'), this.x.reference('mg.y'));
     // Constrained: u = S V(r) and w = S A u.
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
-    const product = [mg.product(cycle.z, v.w, v.r), ...(this.x.bending?.product(solver, cycle.z, v.w) ?? []), ...this.filtered(v.w, constrained)]; // prettier-ignore
+    const product = [mg.product(cycle.z, v.w, v.r), ...this.rankOneProduct(solver, cycle.z, v.w), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),

@@ -48,6 +48,19 @@ import bendingGather from '../../../shaders/bending-gather.wgsl?raw';
 import bendingTerms from '../../../shaders/bending-terms.wgsl?raw';
 import bendingProduct from '../../../shaders/bending-product.wgsl?raw';
 import bendingDiagonal from '../../../shaders/bending-diagonal.wgsl?raw';
+import selfContactCommon from '../../../shaders/self-contact-common.wgsl?raw';
+import selfPairCommon from '../../../shaders/self-pair-common.wgsl?raw';
+import selfPairMean from '../../../shaders/self-pair-mean.wgsl?raw';
+import selfPairReach from '../../../shaders/self-pair-reach.wgsl?raw';
+import selfPairStates from '../../../shaders/self-pair-states.wgsl?raw';
+import selfPairTerms from '../../../shaders/self-pair-terms.wgsl?raw';
+import selfPairGather from '../../../shaders/self-pair-gather.wgsl?raw';
+import selfPairProduct from '../../../shaders/self-pair-product.wgsl?raw';
+import selfPairDiagonal from '../../../shaders/self-pair-diagonal.wgsl?raw';
+import selfFailGate from '../../../shaders/self-fail-gate.wgsl?raw';
+import selfFailPlanes from '../../../shaders/self-fail-planes.wgsl?raw';
+import selfFailTruncate from '../../../shaders/self-fail-truncate.wgsl?raw';
+import selfFailApply from '../../../shaders/self-fail-apply.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -90,6 +103,9 @@ const AERO = { aeroTriangles, aeroGather, windClock };
 const BENDING = { bendingHinges, bendingGather };
 const BENDING_IMPLICIT = { bendingTerms, bendingProduct, bendingDiagonal };
 
+/** Self-collision's dynamics: implicit-common, self-contact-common and self-pair-common.wgsl prepended. */
+const SELF_PAIR = { selfPairMean, selfPairReach, selfPairStates, selfPairTerms, selfPairGather, selfPairProduct, selfPairDiagonal, selfFailGate, selfFailPlanes, selfFailTruncate, selfFailApply }; // prettier-ignore
+
 export type KernelName =
   | keyof typeof EXPLICIT
   | keyof typeof IMPLICIT
@@ -98,7 +114,8 @@ export type KernelName =
   | keyof typeof CONTACT
   | keyof typeof AERO
   | keyof typeof BENDING
-  | keyof typeof BENDING_IMPLICIT;
+  | keyof typeof BENDING_IMPLICIT
+  | keyof typeof SELF_PAIR;
 
 let reflected: Record<KernelName, KernelLayout> | undefined;
 
@@ -128,6 +145,12 @@ export function kernels(): Record<KernelName, KernelLayout> {
     ...Object.entries(BENDING_IMPLICIT).map(([name, source]) => [
       name,
       reflectKernel(`${common}\n${programVectors}\n${implicitCommon}\n${bendingCommon}\n${source}`),
+    ]),
+    ...Object.entries(SELF_PAIR).map(([name, source]) => [
+      name,
+      reflectKernel(
+        `${common}\n${programVectors}\n${implicitCommon}\n${selfContactCommon}\n${selfPairCommon}\n${source}`,
+      ),
     ]),
     ...Object.entries(CONTACT).map(([name, source]) => [
       name,

@@ -110,7 +110,8 @@ export class GpuMultigrid {
       mgEdges: x.create('mg.edges', 2 * Math.max(1, edges) * VEC4_BYTES, storage),
       mgVectors: x.create('mg.vectors', 3 * Math.max(1, coarseNodes) * VEC4_BYTES, storage),
       // Level 0's smoother adds bending's diagonal blocks (mg-nodes.wgsl withBending).
-      bendingDiagonal: x.bending?.diagonal ?? x.create('mg.noBendingDiagonal', 16, storage),
+      bendingDiagonal:
+        x.bending?.diagonal ?? x.selfContact?.diagonal ?? x.create('mg.noBendingDiagonal', 16, storage),
     };
   }
 
@@ -135,14 +136,14 @@ export class GpuMultigrid {
    * states): per level its edges, then its nodes, level 0 from the springs and particles.
    */
   assemble(solver: GPUBuffer, particleMass: GPUBuffer, springStates: GPUBuffer): Compiled[] {
-    const out: Compiled[] = this.x.bending ? [this.x.bending.diagonalPass(solver)] : [];
+    const out: Compiled[] = [...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), ...(this.x.selfContact ? [this.x.selfContact.diagonalPass(solver)] : [])]; // prettier-ignore
     const extra = { ...this.bound, solver, particleMass, springStates };
     this.levels.forEach((place, l) => {
       const fine = this.levels[l - 1];
       const c = this.coarsenings[l - 1];
       const fineBases = { fineNodeBase: fine?.nodeBase ?? 0, fineEdgeBase: fine?.edgeBase ?? 0 };
       const edgeConstants = { ...this.overrides(l), ...fineBases, fromSprings: l === 0 ? 1 : 0, edgeCount: place.edgeCount, edgeTermList: c?.edgeTermList ?? 0 }; // prettier-ignore
-      const nodeConstants = { ...this.overrides(l), ...fineBases, fromParticles: l === 0 ? 1 : 0, nodeTermList: c?.nodeTermList ?? 0, withBending: this.x.bending ? 1 : 0 }; // prettier-ignore
+      const nodeConstants = { ...this.overrides(l), ...fineBases, fromParticles: l === 0 ? 1 : 0, nodeTermList: c?.nodeTermList ?? 0, withBending: this.x.bending || this.x.selfContact ? 1 : 0 }; // prettier-ignore
       const edges = this.x.dispatch('mgEdges', 'mgEdges', l === 0 ? 'springs' : 'particles', extra, edgeConstants, place.edgeCount); // prettier-ignore
       const nodes = this.x.dispatch('mgNodes', 'mgNodes', 'particles', extra, nodeConstants, place.nodeCount);
       // A coarse level's passes get indirect counts of their own, so that a Newton loop's gate

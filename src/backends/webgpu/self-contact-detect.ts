@@ -50,6 +50,12 @@ export interface SelfDetectSpec {
    * particle buffer's x components are used as they are ({@link GpuSelfContactDetect.uploadReach}).
    */
   readonly reach?: 'velocity' | 'given';
+  /**
+   * The dynamics' relative predicate (CpuSelfContact.listPairs): with reach 'given', selfParticle
+   * holds (D_i, m_i) and selfPairs word 4 the slack; a pair is listed when dist < r + max |m_i − m_j|
+   * + slack. Default false: dist < r + D_P1 + D_P2.
+   */
+  readonly relative?: boolean;
 }
 
 /** The program's vectors the kernels read: x and v by reference (program-vectors.wgsl). */
@@ -185,9 +191,9 @@ export class GpuSelfContactDetect {
       pass('selfKeys', Math.max(n, t + e), { reachFromVelocity: spec.reach === 'given' ? 0 : 1 }),
       ...scan(this.grid, 2 * this.tableSize, o.gridCount, o.gridStart, this.layout.gridScratch),
       pass('selfScatter', t + e),
-      pass('selfNarrow', n + e, { writePairs: 0 }),
+      pass('selfNarrow', n + e, { writePairs: 0, relative: spec.relative ? 1 : 0 }),
       ...scan(this.pairs, n + e, o.primCount, o.pairOffset, this.layout.pairScratch),
-      pass('selfNarrow', n + e, { writePairs: 1 }),
+      pass('selfNarrow', n + e, { writePairs: 1, relative: spec.relative ? 1 : 0 }),
       ...scan(this.pairs, n, o.incCount, o.incStart, this.layout.pairScratch),
       pass('selfIncScatter', 4 * this.pairCapacity),
       pass('selfIncSort', n),
@@ -212,6 +218,11 @@ export class GpuSelfContactDetect {
   cellSize(h = this.h): number {
     const { thickness: r, gravity } = this.spec;
     return this.spec.cellSize ?? 2 * (r + r / 2 + h * h * gravity + this.restRadius);
+  }
+
+  /** The regions of the grid and pairs buffers, in u32 words (the WGSL struct SelfDetect's). */
+  get offsets(): ReturnType<typeof regions>['offsets'] {
+    return this.layout.offsets;
   }
 
   /** Writes the uniform for a step of h (queued). */

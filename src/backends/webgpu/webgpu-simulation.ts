@@ -19,6 +19,7 @@ import type { Model } from '../../model/model.ts';
 import { withContacts } from '../../integrators/contact-programs.ts';
 import { withWindOps } from '../../integrators/wind-programs.ts';
 import { withStrainLimitOps } from '../../integrators/strain-programs.ts';
+import { withSelfContact } from '../../integrators/self-contact-programs.ts';
 import type { GpuSimulation, SimulationState } from '../common/simulation-types.ts';
 import { advanceInChunks, nextTask, requireStepCount, StateWatch, stepsTo } from '../common/state-check.ts';
 import { withDevice } from './device.ts';
@@ -76,7 +77,8 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
     const limited = withStrainLimitOps(scheme, options.integrator, model.strainLimit);
     const contacts = withContacts(limited, options.integrator, model.colliders.length, 'webgpu');
-    const program = withWindOps(contacts, options.integrator, model.wind !== null);
+    const winds = withWindOps(contacts, options.integrator, model.wind !== null);
+    const program = withSelfContact(winds, options.integrator, model.selfCollision !== null, 'webgpu');
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
     this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);
@@ -292,12 +294,14 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   }
 
   private async readSolverStatsNow(): Promise<SolverStats | null> {
+    const self = this.executor.selfContact;
+    const selfContact = self ? { selfContact: await this.serialized(() => self.readStats()) } : {};
     const implicit = this.executor.implicit;
     if (implicit) {
       const steps = this.steps;
-      return { ...(await this.serialized(() => implicit.readStats())), steps };
+      return { ...(await this.serialized(() => implicit.readStats())), steps, ...selfContact };
     }
-    if (this.program.rings['Fv'] === undefined) return null;
+    if (this.program.rings['Fv'] === undefined) return self ? { ...emptyStats(), steps: this.steps, ...selfContact } : null; // prettier-ignore
     const c = this.program.corrector;
     const corrector = c?.check ? await this.executor.corrector!.readStats() : null;
     const sweeps =
@@ -309,6 +313,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
       newtonIterations: sweeps,
       unconvergedSteps: corrector?.unconvergedSteps ?? 0,
       converged: corrector?.converged ?? true,
+      ...selfContact,
     };
   }
 
