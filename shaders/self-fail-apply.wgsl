@@ -6,6 +6,7 @@
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;
 @group(0) @binding(7) var<storage, read_write> selfScale: array<f32>;
 @group(0) @binding(8) var<storage, read_write> selfControl: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read> selfPairs: array<u32>;  // unused here (self-pair-common.wgsl reads it)
 
 @compute @workgroup_size(workgroupSize)
 fn selfFailApplyMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -22,7 +22,7 @@ fn selfFailTruncateMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
     return;
   }
   let x0 = loadVector(startRef, i);
-  let move = selfScale[i] * (loadVector(xRef, i) - x0);
+  let moved = selfScale[i] * (loadVector(xRef, i) - x0);
   var t = 1.0;
   for (var k = selfPairs[incidenceAt + i]; k < selfPairs[incidenceAt + i + 1u]; k++) {
     let entry = selfPairs[entriesAt + k];
@@ -30,7 +30,7 @@ fn selfFailTruncateMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
     let sign = select(-1.0, 1.0, (entry & 3u) < firstSide(e));
     let plane = pairTerms[4u * e];
     let room = sign * (dot(plane.xyz, x0) - plane.w);
-    let approach = -sign * dot(plane.xyz, move);
+    let approach = -sign * dot(plane.xyz, moved);
     if (approach <= 0.0) {
       continue;
     }

@@ -6,11 +6,18 @@
  * collapsing cloth, and bit-identical runs.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { buildCloth, withSelfCollision, type Model } from '../src/index.ts';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  withSelfCollision,
+  type Model,
+  type Simulation,
+} from '../src/index.ts';
 import { CpuSelfContact, programOf, WebGpuExecutor, withSelfContact, encodeDispatches, type Compiled } from '../src/internal.ts'; // prettier-ignore
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { folded, random, SPACING, THICKNESS } from './helpers/self-detect-cases.ts';
-import { edgeEdgeClosest, vertexTriangleClosest } from '../src/internal.ts';
+import { edgeEdgeClosest, selfIntersections, vertexTriangleClosest } from '../src/internal.ts';
 
 const node = useNodeDevice((device, uncaptured) => Object.assign(device, { uncaptured }));
 
@@ -82,4 +89,169 @@ describe('selfContacts on the GPU: the relative-motion listing', () => {
     // The incidence: per particle 4 pair + corner ascending, every particle (none fixed).
     expect(gpu.incidence.offsets[model.particleCount]).toBe(4 * gpu.count);
   }, 120_000); // prettier-ignore
+});
+
+describe('pair forces on the GPU', () => {
+  test('one eval of a folded 16² cloth: the pairs’ accelerations are the CPU’s (float32 state)', async () => {
+    const withPairs = model16();
+    const h = 1 / 240;
+    const x = Float64Array.from(folded({ n: withPairs.particleCount, nx: 16, rest: withPairs.particlePositions, self: withPairs.selfCollision! }, 4, 0.25), Math.fround); // prettier-ignore
+    const next = random(7);
+    const v = Float64Array.from({ length: x.length }, () => Math.fround(0.5 * (2 * next() - 1)));
+    const evalOp = (p: ReturnType<typeof programOf>['program']) => p.step.find((op) => op.op === 'eval')! as Extract<Parameters<WebGpuExecutor['compile']>[0][number], { op: 'eval' }>; // prettier-ignore
+    const accelerations = async (model: Model, withList: boolean): Promise<Float64Array> => {
+      let a = '';
+      const executor = await runOps(model, x, v, h, (p) => [
+        ...(withList ? p.step.slice(0, 2) : []),
+        evalOp(p),
+      ]);
+      a = evalOp(withSelfContact(programOf({ integrator: 'symplectic-euler', dt: h }, model.particleCount).program, 'symplectic-euler', true)).a; // prettier-ignore
+      const out = await executor.readVector(a);
+      executor.destroy();
+      return out;
+    };
+    const gpuWith = await accelerations(withPairs, true);
+    const gpuWithout = await accelerations(withPairs, false);
+    const cpu = new CpuSelfContact(withPairs, (n) => new Float64Array(n));
+    cpu.detect(x, v, h);
+    cpu.states(x, v, false, true);
+    const expected = new Float64Array(x.length);
+    cpu.gather(expected, true);
+    const got = gpuWith.map((value, k) => value - gpuWithout[k]!);
+    const scale = Math.max(...expected.map(Math.abs));
+    const diff = Math.max(...got.map((value, k) => Math.abs(value - expected[k]!)));
+    console.log(`one eval, folded 16²: ${cpu.stats.activePairs} active of ${cpu.count} pairs; max |Δa| GPU vs CPU ${diff.toExponential(2)} of max |a| ${scale.toExponential(2)} m/s²`); // prettier-ignore
+    expect(cpu.stats.activePairs).toBeGreaterThan(20);
+    expect(diff).toBeLessThan(2e-5 * scale);
+  }, 120_000);
+});
+
+/** One model of two cloths (`b`'s indices after `a`'s), with self-collision and colliders (as test/self-contact-scenes.test.ts). */
+function merge(a: Model, b: Model, extra: Partial<Parameters<typeof createModel>[0]>): Model {
+  const n = a.particleCount;
+  const shift = (indices: Uint32Array): number[] => Array.from(indices, (i) => i + n);
+  return createModel({
+    positions: [...a.particlePositions, ...b.particlePositions],
+    masses: [...a.particleMass, ...b.particleMass],
+    springPairs: [...a.springIndices, ...shift(b.springIndices)],
+    springStiffness: [...a.springStiffness, ...b.springStiffness],
+    springDamping: [...a.springDamping, ...b.springDamping],
+    triangles: [...a.triangleIndices, ...shift(b.triangleIndices)],
+    gravity: a.gravity,
+    ...extra,
+  });
+}
+
+/** A 10² layer 15 mm above a 12² one on a floor, r = 5 mm (test/self-contact-scenes.test.ts). */
+function layers(): Model {
+  const lower = buildCloth({ nx: 12, ny: 12, spacing: 0.05, pins: [], origin: [0, 0.02, 0], damping: 0.5 });
+  const upper = buildCloth({ nx: 10, ny: 10, spacing: 0.05, pins: [], origin: [0.075, 0.035, 0.075], damping: 0.5 }); // prettier-ignore
+  return merge(lower, upper, {
+    selfCollision: { thickness: 0.005, maxPairsPerParticle: 64 },
+    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.3 }],
+  });
+}
+
+const maxDiff = (a: Float64Array, b: Float64Array): number =>
+  Math.max(...a.map((value, k) => Math.abs(value - b[k]!)));
+
+describe('a layer dropped on another: GPU vs CPU f32', () => {
+  test.each([
+    ['symplectic-euler', 1e-3, undefined, 65, 4],
+    ['implicit-euler', 1 / 60, 'pcg', 3, 6],
+    ['implicit-euler', 1 / 60, 'multigrid', 4, 5],
+  ] as const)(
+    '%s (h %d, %s): %d steps to contact, then %d frames agree',
+    async (integrator, dt, solver, before, frames) => {
+      const model = layers();
+      const options = { integrator, dt, ...(solver ? { solver } : {}) };
+      const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() } as Parameters<typeof createSimulation>[1]); // prettier-ignore
+      const cpu = await createSimulation(model, { ...options, backend: 'cpu', precision: 'f32' } as Parameters<typeof createSimulation>[1]); // prettier-ignore
+      try {
+        const per = integrator === 'symplectic-euler' ? 5 : 1;
+        gpu.step(before);
+        cpu.step(before);
+        const lines: string[] = [];
+        let [most, worst, crossings] = [0, 0, 0];
+        for (let frame = 0; frame < frames; frame++) {
+          gpu.step(per);
+          cpu.step(per);
+          const [a, b] = [await gpu.readState(), await cpu.readState()];
+          const [sa, sb] = [
+            (await gpu.readSolverStats())!.selfContact!,
+            (await cpu.readSolverStats())!.selfContact!,
+          ];
+          const dx = maxDiff(a.positions, b.positions);
+          const dv = maxDiff(a.velocities, b.velocities);
+          lines.push(`step ${gpu.stepCount}: |Δx| ${dx.toExponential(2)} m, |Δv| ${dv.toExponential(2)} m/s; pairs ${sa.pairs}/${sb.pairs}, active ${sa.activePairs}/${sb.activePairs}, truncated ${sa.truncated}/${sb.truncated}, sweeps ${sa.sweeps}/${sb.sweeps}, undone ${sa.undone}/${sb.undone}`); // prettier-ignore
+          most = Math.max(most, sb.pairs);
+          worst = Math.max(worst, dx);
+          crossings += selfIntersections(a.positions, model.triangleIndices).length;
+        }
+        console.log(`${integrator} ${solver ?? ''}:\n${lines.join('\n')}`);
+        expect(most).toBeGreaterThan(0);
+        expect(worst).toBeLessThan(1e-4);
+        expect(crossings).toBe(0);
+      } finally {
+        gpu.destroy();
+        cpu.destroy();
+      }
+    },
+    300_000,
+  );
+});
+
+/** A 16² cloth (2.5 cm cells) tilted 0.3 rad and collapsing onto a floor (test/self-contact-scenes.test.ts at 16²), r = 4 mm. */
+function collapsing(): Model {
+  const base = buildCloth({ nx: 16, ny: 16, spacing: 0.025, pins: [], orientation: 'vertical', origin: [0, 0.03, 0], damping: 0.2 }); // prettier-ignore
+  const positions = Float64Array.from(base.particlePositions);
+  for (let i = 0; i < base.particleCount; i++) {
+    const [y, z] = [positions[3 * i + 1]! - 0.03, positions[3 * i + 2]!];
+    positions[3 * i + 1] = 0.03 + Math.cos(0.3) * y - Math.sin(0.3) * z;
+    positions[3 * i + 2] = Math.sin(0.3) * y + Math.cos(0.3) * z;
+  }
+  return createModel({
+    positions,
+    masses: base.particleMass,
+    springPairs: base.springIndices,
+    springStiffness: base.springStiffness,
+    springDamping: base.springDamping,
+    triangles: base.triangleIndices,
+    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5 }],
+    selfCollision: { thickness: 0.004 },
+  });
+}
+
+describe('self-collision scenes on the GPU', () => {
+  test('a 16² cloth collapsing onto a floor (implicit Euler, pcg, h = 1/60): no intersection every 5th step', async () => {
+    const model = collapsing();
+    const gpu = await createSimulation(model, { integrator: 'implicit-euler', dt: 1 / 60, backend: 'webgpu', device: node.runner() }); // prettier-ignore
+    try {
+      const counts: number[] = [];
+      let [pairs, truncated] = [0, 0];
+      for (let frame = 0; frame < 8; frame++) {
+        gpu.step(5);
+        counts.push(selfIntersections((await gpu.readState()).positions, model.triangleIndices).length);
+        const s = (await gpu.readSolverStats())!.selfContact!;
+        [pairs, truncated] = [Math.max(pairs, s.pairs), Math.max(truncated, s.truncated)];
+      }
+      console.log(`collapsing 16² on the GPU: intersections per 5th step ${counts.join(', ')}; up to ${pairs} pairs, ${truncated} truncated`); // prettier-ignore
+      expect(pairs).toBeGreaterThan(0);
+      expect(counts.every((c) => c === 0)).toBe(true);
+    } finally {
+      gpu.destroy();
+    }
+  }, 300_000);
+
+  test('two runs on one device are bit-identical (the layers, implicit Euler pcg, 6 steps)', async () => {
+    const run = async (): Promise<Float64Array> => {
+      const gpu: Simulation = await createSimulation(layers(), { integrator: 'implicit-euler', dt: 1 / 60, backend: 'webgpu', device: node.runner() }); // prettier-ignore
+      gpu.step(6);
+      const { positions, velocities } = await gpu.readState();
+      gpu.destroy();
+      return Float64Array.from([...positions, ...velocities]);
+    };
+    const [a, b] = [await run(), await run()];
+    expect(a.every((value, k) => Object.is(value, b[k]))).toBe(true);
+  }, 300_000);
 });

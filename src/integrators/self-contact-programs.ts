@@ -7,22 +7,20 @@
  *
  * Implicit Euler and every explicit and multistep scheme take it. The other implicit schemes solve
  * for other unknowns and are not tested with it yet, adaptive ones retry steps (the pair list is
- * the step's), and WebGPU has no pair kernels yet: they refuse it.
+ * the step's): they refuse it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
  */
 import { WeftInputError } from '../core/errors.ts';
 import { INTEGRATORS, type IntegratorName } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 
 /** Throws when self-collision cannot be used with this integrator on this backend, naming why. */
-export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName, backend: 'cpu' | 'webgpu'): void {
+export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName, _backend: 'cpu' | 'webgpu'): void {
   if (!enabled) return;
   const family = INTEGRATORS[integrator].family;
   if (family === 'adaptive')
     throw new WeftInputError('selfCollision', `is not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
   if (family === 'implicit' && integrator !== 'implicit-euler')
     throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
-  if (backend === 'webgpu')
-    throw new WeftInputError('selfCollision', "is not supported on WebGPU yet: use backend 'cpu'");
 } // prettier-ignore
 
 /** The vector that holds the positions a step starts from (the fail-safe's reference). */
