@@ -7,3 +7,9 @@ export {
   EDGE_PARALLEL_RATIO,
   EDGE_POINT_RATIO,
 } from './model/self-contact-geometry.ts';
+export {
+  detectSelfPairs,
+  selfCellHash,
+  SELF_QUERY_CELLS,
+  type SelfPairList,
+} from './backends/cpu/self-contact-detect.ts';

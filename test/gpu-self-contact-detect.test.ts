@@ -6,11 +6,14 @@
  * particles; the capacity and query-box errors.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { runSelfScan, SELF_FLAGS, type SelfDetectSpec } from '../src/internal.ts';
+import { runSelfScan, SELF_FLAGS, selfReach, type SelfDetectSpec } from '../src/internal.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import {
   cloth,
+  cpuListFailures,
   crumpled,
+  GRAVITY,
+  H,
   defaultCellSize,
   detectOnGpu as detectOn,
   detector as detectorOn,
@@ -108,6 +111,28 @@ test('reach given per particle (uniform in [r/2, r/2 + 1 cm]) instead of from v:
   expect(failures).toEqual([]);
   expect(counts.pairs).toBeGreaterThan(c.n);
 }, 60_000);
+
+describe('against the CPU detection (detectSelfPairs, float64, on the float32 state and reach)', () => {
+  test.each([
+    ['folded', 16, 41],
+    ['crumpled', 16, 42],
+    ['folded', 32, 43],
+    ['crumpled', 32, 44],
+  ] as const)(
+    '%s %d² (seed %d): the same pairs in the same order',
+    async (shape, nx, seed) => {
+      const c = cloth(nx);
+      const x = shape === 'folded' ? folded(c, seed) : crumpled(c, seed);
+      const v = velocities(c.n, seed + 100);
+      const reach = selfReach(Float64Array.from(v, Math.fround), H, [0, -GRAVITY, 0], c.self.thickness, new Float64Array(c.n)); // prettier-ignore
+      const result = await detectOnGpu(c, x, v, {}, 1, reach);
+      const { failures, shared } = cpuListFailures(c, result, x, reach);
+      expect(failures).toEqual([]);
+      expect(shared).toBeGreaterThan(c.n / 2);
+    },
+    120_000,
+  );
+});
 
 describe('determinism: a pure function of (x, v)', () => {
   test('16² folded: again, twice on one detector, threads reversed, other cell and table sizes and workgroup sizes', async () => {

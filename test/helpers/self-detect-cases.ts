@@ -15,6 +15,7 @@
  */
 import {
   buildCloth,
+  detectSelfPairs,
   edgeEdgeClosest,
   GpuSelfContactDetect,
   selfReach,
@@ -261,4 +262,30 @@ export async function selfDetectQuick(device: GPUDevice): Promise<string[]> {
   const difference = listDifference(first, other);
   if (difference) failures.push(`threads reversed, another cell and table size: ${difference}`);
   return failures;
+} // prettier-ignore
+
+/**
+ * The reasons the GPU's list with reach `reach` given is not the CPU's detectSelfPairs at the
+ * float32 state (its own spatial hash, in float64; a pair may differ only within 1e-5 (1 + |x|∞) of
+ * r_q), empty when it is; and how many pairs the two share.
+ */
+export function cpuListFailures(c: Cloth, result: GpuSelfPairs, x: Float64Array, reach: Float64Array): { failures: string[]; shared: number } {
+  const x32 = Float64Array.from(x, Math.fround);
+  const reach32 = Float64Array.from(reach, Math.fround);
+  const cpu = detectSelfPairs(c.self, x32, reach32);
+  const tol = 1e-5 * (1 + Math.max(...x32.map(Math.abs)));
+  const near = new Set(bruteForce(c.self, x32, reach32, tol).filter((p) => Math.abs(p.margin) < tol).map((p) => key(p.kind, p.prim, p.partner))); // prettier-ignore
+  const keys = (list: { count: number; kinds: Uint8Array; primitives: Uint32Array }) => Array.from({ length: list.count }, (_, k) => key(list.kinds[k]!, list.primitives[2 * k]!, list.primitives[2 * k + 1]!)); // prettier-ignore
+  const [gpu, ours] = [keys(result), keys(cpu)];
+  const [gpuSet, cpuSet] = [new Set(gpu), new Set(ours)];
+  const failures: string[] = [];
+  const onlyGpu = gpu.filter((k) => !cpuSet.has(k) && !near.has(k));
+  const onlyCpu = ours.filter((k) => !gpuSet.has(k) && !near.has(k));
+  if (onlyGpu.length > 0) failures.push(`listed by the GPU only: ${some(onlyGpu)}`);
+  if (onlyCpu.length > 0) failures.push(`listed by the CPU only: ${some(onlyCpu)}`);
+  // The shared pairs in the same order (both lists sorted).
+  const sharedGpu = gpu.filter((k) => cpuSet.has(k));
+  const sharedCpu = ours.filter((k) => gpuSet.has(k));
+  if (sharedGpu.some((k, i) => k !== sharedCpu[i])) failures.push('the shared pairs come in another order');
+  return { failures, shared: sharedGpu.length };
 } // prettier-ignore
