@@ -13,8 +13,8 @@ import { WeftInputError } from '../core/errors.ts';
 import { INTEGRATORS, type IntegratorName } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 
-/** Throws when self-collision cannot be used with this integrator on this backend, naming why. */
-export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName, _backend: 'cpu' | 'webgpu'): void {
+/** Throws when self-collision cannot be used with this integrator (on either backend), naming why. */
+export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName): void {
   if (!enabled) return;
   const family = INTEGRATORS[integrator].family;
   if (family === 'adaptive')
@@ -27,8 +27,8 @@ export function requireSelfContactSupport(enabled: boolean, integrator: Integrat
 export const SELF_START = 'self.x0';
 
 /** `program` with its self-collision ops (`enabled` false: unchanged). */
-export function withSelfContact(program: Program, integrator: IntegratorName, enabled: boolean, backend: 'cpu' | 'webgpu' = 'cpu'): Program {
-  requireSelfContactSupport(enabled, integrator, backend);
+export function withSelfContact(program: Program, integrator: IntegratorName, enabled: boolean): Program {
+  requireSelfContactSupport(enabled, integrator);
   if (!enabled) return program;
   const begin: Op[] = [
     { op: 'combine', outputs: [{ to: SELF_START, terms: [[1, 'x']] }] },

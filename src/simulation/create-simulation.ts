@@ -99,7 +99,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
   );
   requireWindSupport(Boolean(model?.wind), integrator);
   requireBendingSupport(Boolean(model?.bending), integrator);
-  requireSelfContactSupport(Boolean(model?.selfCollision), integrator, backend);
+  requireSelfContactSupport(Boolean(model?.selfCollision), integrator);
   requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
