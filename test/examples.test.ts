@@ -271,6 +271,10 @@ test.each([
   // Friction acts after the solve: a collider dragging the cloth wants the demo's h = 1/240 s.
   ['a square on a moving character of Weft’s capsule colliders', 'scene=character&pins=none&dt=0.00416667'],
   ['a square with dihedral bending instead of bend springs', 'scene=square&bend=0&bending=0.01&dt=0.0166667'],
+  [
+    'a square with self-collision, released onto the sphere',
+    'scene=square&pins=none&selfCollision=0.02&dt=0.0166667',
+  ],
 ])(
   'the cloth demo’s Weft scenes: %s draws, moves, with no WebGPU or console error',
   async (_, query) => {

@@ -132,6 +132,7 @@ function readSettings(): Settings {
     shear: number('shear'),
     bend: number('bend'),
     bending: number('bending'),
+    selfCollision: number('selfCollision'),
     damping: number('damping'),
     rayleigh: number('rayleigh'),
     gravity: number('gravity'),

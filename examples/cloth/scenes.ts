@@ -34,6 +34,8 @@ export interface SceneSettings {
   bend: number;
   /** Dihedral bending stiffness k_B on every hinge (Weft's `bending`), J; 0: none. */
   bending: number;
+  /** Self-collision thickness r (Weft's `selfCollision`), m; 0: none. */
+  selfCollision: number;
   damping: number;
   gravity: number;
 }
@@ -84,7 +86,10 @@ function garmentMesh(): NonNullable<typeof garment> {
 /** The cloth of `settings` at rest. The square lies flat above the sphere, pinned on its far edge. */
 function restModel(settings: SceneSettings): Model {
   const gravity = [0, -settings.gravity, 0] as const;
-  const bending = settings.bending > 0 ? { bending: { stiffness: settings.bending } } : {};
+  const optional = {
+    ...(settings.bending > 0 ? { bending: { stiffness: settings.bending } } : {}),
+    ...(settings.selfCollision > 0 ? { selfCollision: { thickness: settings.selfCollision } } : {}),
+  };
   if (settings.scene === 'garment') {
     const { positions, triangles } = garmentMesh();
     return meshToModel(positions, triangles, {
@@ -92,7 +97,7 @@ function restModel(settings: SceneSettings): Model {
       stretchStiffness: settings.structural,
       bendStiffness: settings.bend,
       damping: settings.damping,
-      ...bending,
+      ...optional,
       pinned: meshPins(positions, settings.pins),
       gravity,
     });
@@ -104,7 +109,7 @@ function restModel(settings: SceneSettings): Model {
     shearStiffness: settings.shear,
     bendStiffness: settings.bend,
     damping: settings.damping,
-    ...bending,
+    ...optional,
   };
   if (settings.scene === 'flag') {
     const rows = flagRows(n);
@@ -147,7 +152,8 @@ export function buildModel(settings: SceneSettings, from?: SimulationState): Mod
     fixed.push(i);
     velocities.fill(0, 3 * i, 3 * i + 3);
   });
-  // The hinges keep the rest cloth's angles and coefficients, not those of the state carried on.
+  // The hinges keep the rest cloth's angles and coefficients, and self-collision its thickness
+  // (checked against the rest edges), not those of the state carried on.
   const model = createModel({
     positions: from.positions,
     velocities,
@@ -160,7 +166,7 @@ export function buildModel(settings: SceneSettings, from?: SimulationState): Mod
     triangles: cloth.triangleIndices,
     gravity: cloth.gravity,
   });
-  return { ...model, bending: cloth.bending };
+  return { ...model, bending: cloth.bending, selfCollision: cloth.selfCollision };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describeValue, WeftInputError } from '../core/errors.ts';
 import { createModel, type Model } from './model.ts';
 import type { Bending } from './bending.ts';
+import type { SelfCollision } from './self-collision.ts';
 
 /** Named pin presets for a cloth. "Top" is the last row (j = ny − 1). */
 export type ClothPinPreset = 'none' | 'top-corners' | 'top-edge' | 'corners';
@@ -36,6 +37,8 @@ export interface ClothOptions {
    * bend springs (set `bendStiffness: 0` for bending alone). Default: none.
    */
   bending?: Bending;
+  /** Self-collision of the cloth's triangles (src/model/self-collision.ts). Default: none. */
+  selfCollision?: SelfCollision;
 }
 
 function positiveInteger(field: string, value: unknown, minimum: number): number {
@@ -189,6 +192,7 @@ export function buildCloth(given?: ClothOptions): Model {
     springDamping: options.damping ?? 0,
     ...(options.gravity ? { gravity: options.gravity } : {}),
     ...(options.bending !== undefined ? { bending: options.bending } : {}),
+    ...(options.selfCollision !== undefined ? { selfCollision: options.selfCollision } : {}),
   });
 }
 
