@@ -158,11 +158,13 @@ export function sampledSegmentSegment(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3): n
 export type PairRows = [number, number, number][];
 
 /**
- * Every VT and EE pair by brute force, in the detection's order: VT by (vertex, triangle), then EE by
- * (edge, edge′), with its predicate d < r + D_P₁ + D_P₂ (D_P the max over the primitive's particles)
- * and no shared vertex. `vtDistance` and `eeDistance` are the functions under test for the narrow phase.
+ * Every VT and EE pair by brute force, in the detection's order: VT by (particle, triangle), every
+ * particle against every triangle, then EE by (edge, edge′), with its predicate d < r + D_P₁ + D_P₂
+ * (D_P the max over the primitive's particles) and no shared vertex. `vtDistance` and `eeDistance`
+ * are the narrow phase's functions (tested on their own in test/self-contact-geometry.test.ts).
  */
 export function brutePairs(
+  particleCount: number,
   triangles: ArrayLike<number>,
   edges: ArrayLike<number>,
   thickness: number,
@@ -171,8 +173,7 @@ export function brutePairs(
   eeDistance: (p1: number, q1: number, p2: number, q2: number) => number,
 ): PairRows {
   const rows: PairRows = [];
-  const vertices = [...new Set(Array.from(triangles))].sort((u, v) => u - v);
-  for (const p of vertices)
+  for (let p = 0; p < particleCount; p++)
     for (let t = 0; 3 * t < triangles.length; t++) {
       const [a, b, c] = [triangles[3 * t]!, triangles[3 * t + 1]!, triangles[3 * t + 2]!];
       if (p === a || p === b || p === c) continue;
