@@ -281,7 +281,7 @@ function vertexPairs(
   bary: Float64Array,
 ): void {
   const tri = self.triangleIndices;
-  const { start, slots, tableSize } = grid;
+  const { start, slots, itemReach, tableSize } = grid;
   const px = x[3 * p]!;
   const py = x[3 * p + 1]!;
   const pz = x[3 * p + 2]!;
@@ -289,11 +289,15 @@ function vertexPairs(
   queryBox(grid, px, py, pz, own + grid.reachMax + grid.triangleRadiusMax, box);
   const slack = 1e-12 * grid.scale;
   const from = buffer.count;
-  for (let k = box[2]!; k < box[2]! + box[5]!; k++)
-    for (let j = box[1]!; j < box[1]! + box[4]!; j++)
-      for (let i = box[0]!; i < box[0]! + box[3]!; i++) {
+  const i1 = box[0]! + box[3]!;
+  const j1 = box[1]! + box[4]!;
+  const k1 = box[2]! + box[5]!;
+  for (let k = box[2]!; k < k1; k++)
+    for (let j = box[1]!; j < j1; j++)
+      for (let i = box[0]!; i < i1; i++) {
         const key = 2 * selfCellHash(i, j, k, tableSize);
-        for (let at = RECORD * start[key]!; at < RECORD * start[key + 1]!; at += RECORD) {
+        const end = RECORD * start[key + 1]!;
+        for (let at = RECORD * start[key]!; at < end; at += RECORD) {
           if (slots[at + 1] !== i || slots[at + 2] !== j || slots[at + 3] !== k) continue;
           // dist(p, T) ≥ |x_p − g_T| − ρ_T: beyond r + D_p + D_T + ρ_T (with rounding slack) it cannot pass.
           const dx = px - slots[at + 4]!;
@@ -306,7 +310,7 @@ function vertexPairs(
           const b = tri[3 * T + 1]!;
           const c = tri[3 * T + 2]!;
           if (a === p || b === p || c === p) continue;
-          if (vertexTriangleClosest(x, p, a, b, c, bary) < own + grid.itemReach[T]!) buffer.push(p, T);
+          if (vertexTriangleClosest(x, p, a, b, c, bary) < own + itemReach[T]!) buffer.push(p, T);
         }
       }
   buffer.sortFrom(from);
@@ -323,7 +327,7 @@ function edgePairs(
   st: Float64Array,
 ): void {
   const edges = self.edgeIndices;
-  const { start, slots, keyPoint, tableSize } = grid;
+  const { start, slots, keyPoint, itemReach, tableSize } = grid;
   const t = grid.triangleCount;
   const p1 = edges[2 * e]!;
   const q1 = edges[2 * e + 1]!;
@@ -336,16 +340,16 @@ function edgePairs(
   queryBox(grid, gx, gy, gz, own + grid.reachMax + lambda + grid.edgeRadiusMax, box);
   const slack = 1e-12 * grid.scale;
   const from = buffer.count;
-  for (let k = box[2]!; k < box[2]! + box[5]!; k++)
-    for (let j = box[1]!; j < box[1]! + box[4]!; j++)
-      for (let i = box[0]!; i < box[0]! + box[3]!; i++) {
+  const i1 = box[0]! + box[3]!;
+  const j1 = box[1]! + box[4]!;
+  const k1 = box[2]! + box[5]!;
+  for (let k = box[2]!; k < k1; k++)
+    for (let j = box[1]!; j < j1; j++)
+      for (let i = box[0]!; i < i1; i++) {
         const key = 2 * selfCellHash(i, j, k, tableSize) + 1;
         // Items ascend within a bucket (a stable counting sort): walk down to the first e′ ≤ e.
-        for (
-          let at = RECORD * (start[key + 1]! - 1);
-          at >= RECORD * start[key]! && slots[at]! > item;
-          at -= RECORD
-        ) {
+        const first = RECORD * start[key]!;
+        for (let at = RECORD * (start[key + 1]! - 1); at >= first && slots[at]! > item; at -= RECORD) {
           if (slots[at + 1] !== i || slots[at + 2] !== j || slots[at + 3] !== k) continue;
           // dist(e, e′) ≥ |g_e − g_e′| − λ_e − λ_e′.
           const dx = gx - slots[at + 4]!;
@@ -357,8 +361,7 @@ function edgePairs(
           const p2 = edges[2 * other]!;
           const q2 = edges[2 * other + 1]!;
           if (p1 === p2 || p1 === q2 || q1 === p2 || q1 === q2) continue;
-          if (edgeEdgeClosest(x, p1, q1, p2, q2, st) < own + grid.itemReach[t + other]!)
-            buffer.push(e, other);
+          if (edgeEdgeClosest(x, p1, q1, p2, q2, st) < own + itemReach[t + other]!) buffer.push(e, other);
         }
       }
   buffer.sortFrom(from);
