@@ -6,14 +6,8 @@
  */
 import { DEGENERATE_AREA_RATIO } from './mesh-topology.ts';
 
-/**
- * Edge–edge: the segments count as parallel when ae − b² ≤ this × ae (sin²θ ≤ 1e-12, θ ≤ 1e-6 rad).
- * The parallel branch's distance is at most (|d₁| + |d₂|) sin θ too large, and a too-large distance
- * can leave a pair unlisted and its plane misplaced: design §3's 1e-5 (θ ≤ 0.18°) made a 1 mm gap
- * at 0.1° read 2 mm. In float64 the general branch is exact far below 1e-12; the float32 WGSL
- * (self-contact-common.wgsl) keeps 1e-5, above its rounding of ae − b² (≈ 6u ae = 4e-7 ae).
- */
-export const EDGE_PARALLEL_RATIO = 1e-12;
+/** Edge–edge: the segments count as parallel when ae − b² ≤ this × ae (sin²θ ≤ 1e-5, θ ≤ 0.18°; design §3). */
+export const EDGE_PARALLEL_RATIO = 1e-5;
 /** Edge–edge: an edge with |d|² ≤ this × the longer edge's |d|² is a point (|d| ≤ 1e-5 of it). */
 export const EDGE_POINT_RATIO = 1e-10;
 
