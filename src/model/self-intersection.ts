@@ -93,7 +93,8 @@ export function selfIntersections(
     const cs = [0, 1, 2].map((c) => corner(t, c));
     return [0, 1, 2].map((d) => [Math.min(...cs.map((v) => v[d]!)), Math.max(...cs.map((v) => v[d]!))]) as [number, number][]; // prettier-ignore
   });
-  const cell = Math.max(...boxes.flatMap((b) => b.map(([lo, hi]) => hi - lo)), 1e-9);
+  // A loop, not Math.max(...): spreading 3 extents per triangle overflows the stack from ~10⁵ triangles.
+  const cell = boxes.reduce((most, b) => Math.max(most, ...b.map(([lo, hi]) => hi - lo)), 1e-9);
   const grid = new Map<string, number[]>();
   boxes.forEach((b, t) => {
     const [lo, hi] = [b.map(([l]) => Math.floor(l / cell)), b.map(([, h]) => Math.floor(h / cell))];
