@@ -9,7 +9,7 @@ export const VEC4_BYTES = 16;
 type Pipelines = Map<string, GPUComputePipeline>;
 const pipelineCache = new WeakMap<GPUDevice, Pipelines>();
 
-const moduleCache = new WeakMap<GPUDevice, Map<KernelName, GPUShaderModule>>();
+const moduleCache = new WeakMap<GPUDevice, Map<string, GPUShaderModule>>();
 
 /**
  * The pipeline of kernel `name` with its `override` constants (workgroupSize, and e.g. the vector
@@ -22,9 +22,22 @@ export function pipeline(
   workgroupSize: number,
   constants: Readonly<Record<string, number>> = {},
 ): GPUComputePipeline {
+  return cachedPipeline(device, name, kernels()[name], workgroupSize, constants);
+}
+
+/**
+ * {@link pipeline} for any reflected kernel (`name` unique among all kernels: self-kernels.ts's
+ * share the caches).
+ */
+export function cachedPipeline(
+  device: GPUDevice,
+  name: string,
+  kernel: KernelLayout,
+  workgroupSize: number,
+  constants: Readonly<Record<string, number>> = {},
+): GPUComputePipeline {
   let cache = pipelineCache.get(device);
   if (!cache) pipelineCache.set(device, (cache = new Map()));
-  const kernel = kernels()[name];
   const all = { groupThreads: groupThreadsFor(device, workgroupSize), ...constants };
   // Only the constants its entry point uses (a program's references are shared by several kernels).
   const used = Object.entries(all).filter(([key]) => kernel.overrides.has(key));

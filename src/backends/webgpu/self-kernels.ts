@@ -15,7 +15,7 @@ import selfNarrow from '../../../shaders/self-narrow.wgsl?raw';
 import selfIncScatter from '../../../shaders/self-inc-scatter.wgsl?raw';
 import selfIncSort from '../../../shaders/self-inc-sort.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
-import { groupThreadsFor } from './gpu-common.ts';
+import { cachedPipeline } from './gpu-common.ts';
 
 /** Kernels on the program's vectors: common.wgsl, program-vectors.wgsl, self-contact-common.wgsl prepended. */
 const ON_VECTORS = { selfReset, selfKeys, selfScatter, selfNarrow, selfIncScatter, selfIncSort };
@@ -41,12 +41,9 @@ export function selfKernels(): Record<SelfKernelName, KernelLayout> {
   return reflected;
 }
 
-const modules = new WeakMap<GPUDevice, Map<SelfKernelName, GPUShaderModule>>();
-const pipelines = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
-
 /**
- * The pipeline of `name` with `workgroupSize` and the `override` constants its entry point uses
- * (others are dropped, as gpu-common.ts's pipeline() does), cached per device.
+ * The pipeline of `name` with `workgroupSize` and the `override` constants its entry point uses,
+ * cached per device (gpu-common.ts's caches).
  */
 export function selfPipeline(
   device: GPUDevice,
@@ -54,28 +51,5 @@ export function selfPipeline(
   workgroupSize: number,
   constants: Readonly<Record<string, number>> = {},
 ): GPUComputePipeline {
-  const kernel = selfKernels()[name];
-  const all = { groupThreads: groupThreadsFor(device, workgroupSize), ...constants };
-  const used = Object.entries(all).filter(([key]) => kernel.overrides.has(key));
-  const key = `${name}/${workgroupSize}/${JSON.stringify(used)}`;
-  let cache = pipelines.get(device);
-  if (!cache) pipelines.set(device, (cache = new Map()));
-  let found = cache.get(key);
-  if (found) return found;
-  let byName = modules.get(device);
-  if (!byName) modules.set(device, (byName = new Map()));
-  let module = byName.get(name);
-  if (!module)
-    byName.set(name, (module = device.createShaderModule({ label: `Weft.${name}`, code: kernel.code })));
-  found = device.createComputePipeline({
-    label: `Weft.${name}`,
-    layout: 'auto',
-    compute: {
-      module,
-      entryPoint: kernel.entryPoint,
-      constants: { workgroupSize, ...Object.fromEntries(used) },
-    },
-  });
-  cache.set(key, found);
-  return found;
+  return cachedPipeline(device, name, selfKernels()[name], workgroupSize, constants);
 }
