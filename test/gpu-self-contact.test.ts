@@ -18,6 +18,7 @@ import { CpuSelfContact, programOf, WebGpuExecutor, withSelfContact, encodeDispa
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { folded, random, SPACING, THICKNESS } from './helpers/self-detect-cases.ts';
 import { edgeEdgeClosest, selfIntersections, vertexTriangleClosest } from '../src/internal.ts';
+import { collapsingCloth } from './helpers/self-contact-scenes.ts';
 
 const node = useNodeDevice((device, uncaptured) => Object.assign(device, { uncaptured }));
 
@@ -201,26 +202,8 @@ describe('a layer dropped on another: GPU vs CPU f32', () => {
   );
 });
 
-/** A 16² cloth (2.5 cm cells) tilted 0.3 rad and collapsing onto a floor (test/self-contact-scenes.test.ts at 16²), r = 4 mm. */
-function collapsing(): Model {
-  const base = buildCloth({ nx: 16, ny: 16, spacing: 0.025, pins: [], orientation: 'vertical', origin: [0, 0.03, 0], damping: 0.2 }); // prettier-ignore
-  const positions = Float64Array.from(base.particlePositions);
-  for (let i = 0; i < base.particleCount; i++) {
-    const [y, z] = [positions[3 * i + 1]! - 0.03, positions[3 * i + 2]!];
-    positions[3 * i + 1] = 0.03 + Math.cos(0.3) * y - Math.sin(0.3) * z;
-    positions[3 * i + 2] = Math.sin(0.3) * y + Math.cos(0.3) * z;
-  }
-  return createModel({
-    positions,
-    masses: base.particleMass,
-    springPairs: base.springIndices,
-    springStiffness: base.springStiffness,
-    springDamping: base.springDamping,
-    triangles: base.triangleIndices,
-    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5 }],
-    selfCollision: { thickness: 0.004 },
-  });
-}
+/** A 16² cloth collapsing onto a floor (test/helpers/self-contact-scenes.ts), r = 4 mm. */
+const collapsing = (): Model => collapsingCloth(16, { thickness: 0.004 });
 
 describe('self-collision scenes on the GPU', () => {
   test('a 16² cloth collapsing onto a floor (implicit Euler, pcg, h = 1/60): no intersection every 5th step', async () => {

@@ -15,6 +15,7 @@ import {
 } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
+import { collapsingCloth } from './helpers/self-contact-scenes.ts';
 
 /** The pairs' energy Σ ½ k (r − d)² (d < r) at x: what energy() leaves out. */
 function pairEnergy(model: Model, x: Float64Array): number {
@@ -121,11 +122,7 @@ describe('self-collision scenes (CPU, implicit Euler)', () => {
         selfCollision: { thickness: 0.005, maxPairsPerParticle: 64 },
         colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.3 }],
       });
-      const simulation = await createSimulation(model, {
-        integrator: 'symplectic-euler',
-        dt: 1e-3,
-        backend: 'cpu',
-      });
+      const simulation = await createSimulation(model, { integrator, dt: 1e-3, backend: 'cpu' });
       for (let frame = 0; frame < 10; frame++) {
         simulation.step(40);
         const state = await simulation.readState();
@@ -138,26 +135,7 @@ describe('self-collision scenes (CPU, implicit Euler)', () => {
   );
 
   it('a cloth collapsing onto a floor intersects itself without self-collision and not with it', async () => {
-    const cloth = (selfCollision?: SelfCollision): Model => {
-      const base = buildCloth({ nx: 24, ny: 24, spacing: 0.025, pins: [], orientation: 'vertical', origin: [0, 0.03, 0], damping: 0.2 }); // prettier-ignore
-      // Tilted 0.3 rad about x, so that it folds over itself as it falls.
-      const positions = Float64Array.from(base.particlePositions);
-      for (let i = 0; i < base.particleCount; i++) {
-        const [y, z] = [positions[3 * i + 1]! - 0.03, positions[3 * i + 2]!];
-        positions[3 * i + 1] = 0.03 + Math.cos(0.3) * y - Math.sin(0.3) * z;
-        positions[3 * i + 2] = Math.sin(0.3) * y + Math.cos(0.3) * z;
-      }
-      return createModel({
-        positions,
-        masses: base.particleMass,
-        springPairs: base.springIndices,
-        springStiffness: base.springStiffness,
-        springDamping: base.springDamping,
-        triangles: base.triangleIndices,
-        colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5 }],
-        ...(selfCollision ? { selfCollision } : {}),
-      });
-    };
+    const cloth = (selfCollision?: SelfCollision): Model => collapsingCloth(24, selfCollision);
     const intersections = async (model: Model): Promise<number[]> => {
       const simulation = await createSimulation(model, {
         integrator: 'implicit-euler',
