@@ -148,6 +148,9 @@ function expectBrowserClean(bundle: string): void {
   expect(bundle).toContain('navigator.gpu');
 }
 
+/** The browser bundle's budget, kB minified (measured 553 kB with self-collision's kernels). */
+const CHUNK_BUDGET_KB = 640;
+
 test('Vite bundles it for the browser with no warning, and the bundle steps on WebGPU', async () => {
   const { build, createLogger } = await import('vite');
   const warnings: string[] = [];
@@ -164,10 +167,16 @@ test('Vite bundles it for the browser with no warning, and the bundle steps on W
     build: {
       outDir: join(BROWSER_APP, 'vite'),
       rolldownOptions: { onwarn: (w) => void warnings.push(w.message) },
+      // Weft's minified bundle is past Vite's default 500 kB warning since self-collision's
+      // kernels (README "Installing"); the app raises it, and the size is held below that here.
+      chunkSizeWarningLimit: CHUNK_BUDGET_KB,
     },
   });
   expect(warnings).toEqual([]);
   const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));
+  const largest = Math.max(...chunks.map((chunk) => ('code' in chunk ? chunk.code.length : 0)));
+  console.log(`the app's largest chunk (Weft's): ${(largest / 1000).toFixed(0)} kB minified`);
+  expect(largest).toBeLessThan(CHUNK_BUDGET_KB * 1000);
   expectBrowserClean(chunks.map((chunk) => ('code' in chunk ? chunk.code : '')).join('\n'));
   expectOneGravityStep(await stepInChromium('vite/index.html'));
 });
