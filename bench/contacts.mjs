@@ -3,10 +3,10 @@
 // a fraction of the solve. A 1 m × 1 m cloth (n² particles, no pins) dropped a few centimetres onto
 // a sphere (r = 0.3 m) over a floor, implicit Euler at dt = 1/60, multigrid CG to 1e-3, in three
 // variants: no contacts (the colliders removed: the cloth just falls — the solve's baseline),
-// colliders only, colliders + selfCollision (CPU only: WebGPU refuses it for now). Over a window of
-// steps in contact it prints ms per step, the split solve / collider contacts / self-collision
-// (CPU f64: the simulation's own passes timed, bench/lib/contacts-timing.mjs; WebGPU: the `profile`
-// option's per-kernel GPU timestamps, and wall time to a readState()), CG iterations per solve, the
+// colliders only, colliders + selfCollision (a backend that refuses it reports 'not on WebGPU
+// yet'). Over a window of steps in contact it prints ms per step, the split solve / collider
+// contacts / self-collision (CPU f64: the simulation's own passes timed, bench/lib/contacts-timing.mjs;
+// WebGPU: the `profile` option's per-kernel GPU timestamps, and wall time), CG iterations per solve, the
 // pairs and the fail-safe's counts; then, at the last step, the deepest particle inside the sphere
 // and the triangle pairs (sharing no vertex) that intersect, by the exact triangle–triangle test.
 //
@@ -26,7 +26,7 @@ import { acquireDevice, createSimulation } from '../dist/weft-internal.js';
 import { fmt, textTable } from './lib/output.mjs';
 import { median } from './lib/timebox.mjs';
 import { VARIANTS, contactModel, intersectingPairs, sphereDepth } from './lib/contacts-scene.mjs';
-import { instrumentCpu, profileDifference } from './lib/contacts-timing.mjs';
+import { SelfTally, instrumentCpu, profileDifference } from './lib/contacts-timing.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -73,6 +73,8 @@ const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 const say = (text) => process.stderr.write(`[${elapsed()}] ${text}\n`);
 let lastSaid = 0;
+/** The step the running case is taking (for a failure's status). */
+let currentStep = 0;
 /** `say`, at most every 20 s. */
 const progress = (text) => {
   if (performance.now() - lastSaid < 20_000) return;
@@ -117,16 +119,23 @@ async function runCase(n, backend, variant) {
     return { ...row, status: why };
   }
   try {
-    const run = backend === 'cpu' ? await runCpu(sim, model, n) : await runGpu(sim, n);
+    const run = backend === 'cpu' ? await runCpu(sim, model, n) : await runGpu(sim, model, n);
     const { positions } = await sim.readState();
     const depth = sphereDepth(positions);
     const checkStarted = performance.now();
-    const intersections = intersectingPairs(model, positions);
+    // A failed check keeps the case's timings: its status says why.
+    let intersections;
+    let status = 'ok';
+    try {
+      intersections = intersectingPairs(model, positions);
+    } catch (error) {
+      status = `ok; intersection check failed: ${error.message}`;
+    }
     const checkSeconds = (performance.now() - checkStarted) / 1000;
     const solveMs = run.stepMs - run.contactsMs - (run.productMs ?? 0) - (run.selfMs ?? 0);
     return {
       ...row,
-      status: 'ok',
+      status,
       ...run,
       solveMs,
       contactsPercent: variant === 'none' ? undefined : (100 * run.contactsMs) / solveMs,
@@ -139,7 +148,7 @@ async function runCase(n, backend, variant) {
       checkSeconds,
     };
   } catch (error) {
-    return { ...row, status: `failed: ${error.message}` };
+    return { ...row, status: `failed at step ${currentStep}: ${error.message}` };
   } finally {
     sim.destroy();
   }
@@ -149,13 +158,13 @@ async function runCase(n, backend, variant) {
 async function runCpu(sim, model, n) {
   const { from, to } = windows.cpu;
   const timers = instrumentCpu(sim);
-  const particles = model.particleCount;
   const stepMs = [];
-  const perStep = { pairs: [], activePairs: [], truncated: 0, undone: 0, frozen: 0, pinched: 0, sweeps: [] };
+  const tally = new SelfTally(model);
   let insideMax = 0;
   let before;
   let solverBefore;
   for (let step = 1; step <= to; step++) {
+    currentStep = step;
     if (step === from + 1) {
       before = timers.snapshot();
       solverBefore = await sim.readSolverStats();
@@ -169,13 +178,7 @@ async function runCpu(sim, model, n) {
     );
     if (step <= from) continue;
     stepMs.push(ms);
-    const self = (await sim.readSolverStats()).selfContact;
-    if (self) {
-      perStep.pairs.push(self.pairs / particles);
-      perStep.activePairs.push(self.activePairs / particles);
-      perStep.sweeps.push(self.sweeps);
-      for (const key of ['truncated', 'undone', 'frozen', 'pinched']) perStep[key] += self[key];
-    }
+    tally.add(await sim.readSolverStats());
   }
   const after = timers.snapshot();
   const solver = await sim.readSolverStats();
@@ -183,11 +186,10 @@ async function runCpu(sim, model, n) {
   const per = (category) => ((after[category] ?? 0) - (before[category] ?? 0)) / steps;
   const selfParts = ['self.detect', 'self.list', 'self.failSafe', 'self.terms'].map(per);
   const hasSelf = Boolean(sim.executor.selfContact);
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     timing: 'CPU wall, performance.now()',
     steps,
-    stepMs: mean(stepMs),
+    stepMs: stepMs.reduce((a, b) => a + b, 0) / steps,
     stepMsMedian: median(stepMs),
     contactsMs: per('contacts'),
     productMs: sim.executor.contacts ? per('contacts.product') : undefined,
@@ -199,18 +201,7 @@ async function runCpu(sim, model, n) {
     linearMs: per('solve.linear'),
     cgPerSolve: (solver.linearIterations - solverBefore.linearIterations) / (solver.linearSolves - solverBefore.linearSolves), // prettier-ignore
     unconverged: solver.unconvergedSolves - solverBefore.unconvergedSolves,
-    ...(hasSelf
-      ? {
-          pairsPerParticle: mean(perStep.pairs),
-          pairsPerParticleMax: Math.max(...perStep.pairs),
-          activePerParticle: mean(perStep.activePairs),
-          sweeps: mean(perStep.sweeps),
-          truncated: perStep.truncated,
-          undone: perStep.undone,
-          frozen: perStep.frozen,
-          pinched: perStep.pinched,
-        }
-      : {}),
+    ...tally.fields(),
     insideMax,
   };
 }
@@ -218,29 +209,57 @@ async function runCpu(sim, model, n) {
 const variantOf = (sim) =>
   sim.executor?.selfContact ? 'self' : sim.executor?.contacts ? 'colliders' : 'none';
 
-/** WebGPU: the window encoded in one advance(), synchronised by readState(); GPU time from the profile. */
-async function runGpu(sim, n) {
+/**
+ * WebGPU: step by step, each advance(1) synchronised by readSolverStats() (a readback) for the
+ * wall time; GPU time per category from the profile's kernel timestamps over the window.
+ */
+async function runGpu(sim, model, n) {
   const { from, to } = windows.webgpu;
-  await sim.advance(from);
-  await sim.readState();
-  const profileBefore = await sim.readProfile();
-  const solverBefore = await sim.readSolverStats();
-  say(`${n}² webgpu: ${from} steps done; timing ${to - from}`);
-  const t = performance.now();
-  await sim.advance(to - from);
-  await sim.readState();
-  const wallMs = (performance.now() - t) / (to - from);
-  const gpu = profileDifference(profileBefore, await sim.readProfile());
+  const tally = new SelfTally(model);
+  const wallMs = [];
+  let insideMax = 0;
+  let profileBefore;
+  let solverBefore;
+  for (let step = 1; step <= to; step++) {
+    currentStep = step;
+    if (step === from + 1) {
+      profileBefore = await sim.readProfile();
+      solverBefore = await sim.readSolverStats();
+    }
+    const t = performance.now();
+    await sim.advance(1);
+    const stats = await sim.readSolverStats();
+    const ms = performance.now() - t;
+    insideMax = Math.max(insideMax, sphereDepth((await sim.readState()).positions).inside);
+    progress(`${n}² webgpu: step ${step}/${to} (${ms.toFixed(0)} ms${step > from ? ', timed' : ''})`);
+    if (step <= from) continue;
+    wallMs.push(ms);
+    tally.add(stats);
+  }
+  const { totals, kernels } = profileDifference(profileBefore, await sim.readProfile());
   const solver = await sim.readSolverStats();
-  const steps = to - from;
+  const steps = wallMs.length;
+  const per = (category) => (totals[category] ?? 0) / steps;
+  const selfParts = ['self.list', 'self.failSafe', 'self.terms'].map(per);
+  const hasSelf = Boolean(model.selfCollision);
   return {
-    timing: 'GPU kernel timestamps (profile); wall with profile on',
+    timing: 'GPU kernel timestamps (profile: a pass per dispatch); wall: advance(1) + readSolverStats()',
     steps,
-    stepMs: (gpu.contacts + gpu.solve) / steps,
-    wallMs,
-    contactsMs: gpu.contacts / steps,
+    stepMs: Object.values(totals).reduce((a, b) => a + b, 0) / steps,
+    wallMs: wallMs.reduce((a, b) => a + b, 0) / steps,
+    contactsMs: per('contacts'),
+    selfMs: hasSelf ? selfParts.reduce((a, b) => a + b, 0) : undefined,
+    selfListMs: hasSelf ? selfParts[0] : undefined,
+    selfFailSafeMs: hasSelf ? selfParts[1] : undefined,
+    selfTermsMs: hasSelf ? selfParts[2] : undefined,
+    kernels: kernels
+      .slice(0, 6)
+      .map((k) => `${k.kernel} ${fmt(k.milliseconds / steps)} ms (${fmt(k.dispatches / steps)}×)`)
+      .join(', '),
     cgPerSolve: (solver.linearIterations - solverBefore.linearIterations) / (solver.linearSolves - solverBefore.linearSolves), // prettier-ignore
     unconverged: solver.unconvergedSolves - solverBefore.unconvergedSolves,
+    ...tally.fields(),
+    insideMax,
   };
 }
 
@@ -253,7 +272,7 @@ for (const n of sizes)
       rows.push(row);
       say(
         `${n}² ${backend} ${v}: ${row.status}` +
-          (row.status === 'ok'
+          (row.status.startsWith('ok')
             ? `, ${fmt(row.stepMs)} ms/step, ${row.intersections} intersecting pairs`
             : ''),
       );
@@ -261,7 +280,7 @@ for (const n of sizes)
 
 const ms = (value) => (value === undefined ? '' : fmt(value));
 const pct = (value) => (value === undefined ? '' : `${fmt(value, 2)}%`);
-const ok = rows.filter((r) => r.status === 'ok');
+const ok = rows.filter((r) => r.status.startsWith('ok'));
 console.log('\nTime per step (ms; solve = the step less contacts, A Δv and self-collision; % of that solve)');
 console.log(
   textTable(
@@ -290,10 +309,10 @@ console.log(
     ]),
   ),
 );
-console.log('\nSolver, self-collision and the final frame (pairs per particle: mean and max per step; counts: sums over the window)'); // prettier-ignore
+console.log('\nSolver, self-collision and the final frame (pairs per particle: mean and max per step; counts: sums over the window; whole steps: steps whose every move the fail-safe undid)'); // prettier-ignore
 console.log(
   textTable(
-    ['backend', 'N', 'variant', 'CG it/solve', 'unconverged', 'pairs/particle', 'max', 'active', 'sweeps', 'truncated', 'undone', 'frozen', 'pinched', 'inside final m', 'inside max m', 'closest m', 'intersecting'], // prettier-ignore
+    ['backend', 'N', 'variant', 'CG it/solve', 'unconverged', 'pairs/particle', 'max', 'active', 'sweeps', 'truncated', 'undone', 'whole steps', 'frozen', 'pinched', 'inside final m', 'inside max m', 'closest m', 'intersecting'], // prettier-ignore
     ok.map((r) => [
       r.backend,
       String(r.N),
@@ -306,16 +325,19 @@ console.log(
       ms(r.sweeps),
       r.truncated === undefined ? '' : String(r.truncated),
       r.undone === undefined ? '' : String(r.undone),
+      r.stepsUndone === undefined ? '' : String(r.stepsUndone),
       r.frozen === undefined ? '' : String(r.frozen),
       r.pinched === undefined ? '' : String(r.pinched),
       // The falling cloth has no sphere to be inside of.
       r.variant === 'none' ? '' : fmt(r.insideFinal),
       r.variant === 'none' || r.insideMax === undefined ? '' : fmt(r.insideMax),
       r.variant === 'none' ? '' : fmt(r.closestFinal),
-      String(r.intersections),
+      r.intersections === undefined ? '' : String(r.intersections),
     ]),
   ),
 );
+for (const r of ok.filter((row) => row.kernels))
+  console.log(`\nWebGPU ${r.N}² ${r.variant}, the slowest kernels per step (dispatches): ${r.kernels}`);
 console.log('\nSummary (contacts: collider contacts in the colliders-only run; self-collision: in the run with it; % of the solve)'); // prettier-ignore
 for (const n of sizes)
   for (const backend of backends) {

@@ -5,7 +5,7 @@
 // wrapped calls inside it — so nested passes (a contact filter inside CG, the pair listing inside
 // the fail-safe) are counted once, in their own category. Only calls made per solve or per CG
 // iteration are wrapped (never per particle), so the timers' own cost stays below the noise.
-// WebGPU: the `profile` option's per-kernel GPU timestamps, grouped by kernel label.
+// WebGPU: the `profile` option's per-kernel GPU timestamps, grouped by kernel label (gpuCategory).
 
 /** Exclusive time per category, ms. */
 export class ExclusiveTimers {
@@ -77,13 +77,74 @@ export function instrumentCpu(sim) {
   return timers;
 }
 
-/** A kernel's category: collider contacts, or the rest of the step (the solve). */
-export const gpuCategory = (kernel) => (/^(contact|collider)/.test(kernel) ? 'contacts' : 'solve');
+/**
+ * A kernel's category, as the CPU's: collider contacts; self-collision's fail-safe (selfFail*),
+ * its pair terms in the solve (selfPairStates, …Terms, …Gather, …Product, …Diagonal) and its
+ * listing (every other self* kernel: keys, scans, sorts, narrow phase, reach — the step's list and
+ * the fail-safe sweeps' alike, so there is no separate `self.detect`); the rest of the step (the solve).
+ */
+export function gpuCategory(kernel) {
+  if (/^(contact|collider)/.test(kernel)) return 'contacts';
+  if (/selfFail/.test(kernel)) return 'self.failSafe';
+  if (/selfPair(States|Terms|Gather|Product|Diagonal)/.test(kernel)) return 'self.terms';
+  if (/self/i.test(kernel)) return 'self.list';
+  return 'solve';
+}
 
-/** GPU ms per category between two readProfile() results (they are totals since creation). */
+/**
+ * GPU ms per category between two readProfile() results (they are totals since creation), and
+ * each kernel's ms and dispatches, the slowest first.
+ */
 export function profileDifference(before, after) {
-  const earlier = new Map(before.map((k) => [k.kernel, k.milliseconds]));
-  const totals = { contacts: 0, solve: 0 };
-  for (const k of after) totals[gpuCategory(k.kernel)] += k.milliseconds - (earlier.get(k.kernel) ?? 0);
-  return totals;
+  const earlier = new Map(before.map((k) => [k.kernel, k]));
+  const totals = {};
+  const kernels = after
+    .map((k) => ({
+      kernel: k.kernel,
+      milliseconds: k.milliseconds - (earlier.get(k.kernel)?.milliseconds ?? 0),
+      dispatches: k.dispatches - (earlier.get(k.kernel)?.dispatches ?? 0),
+    }))
+    .sort((a, b) => b.milliseconds - a.milliseconds);
+  for (const k of kernels)
+    totals[gpuCategory(k.kernel)] = (totals[gpuCategory(k.kernel)] ?? 0) + k.milliseconds;
+  return { totals, kernels };
+}
+
+/**
+ * What self-collision did over the window, from each step's readSolverStats().selfContact: pairs
+ * and active pairs per particle (mean and max), the fail-safe's sweeps (mean), and its counts
+ * summed; `stepsUndone`: steps whose sweeps did not settle, every move undone.
+ */
+export class SelfTally {
+  constructor(model) {
+    this.particles = model.particleCount;
+    this.free = model.particleInvMass.filter((w) => w > 0).length;
+    this.pairs = [];
+    this.active = [];
+    this.sweeps = [];
+    this.counts = { truncated: 0, undone: 0, frozen: 0, pinched: 0, stepsUndone: 0 };
+  }
+
+  add(stats) {
+    const self = stats?.selfContact;
+    if (!self) return;
+    this.pairs.push(self.pairs / this.particles);
+    this.active.push(self.activePairs / this.particles);
+    this.sweeps.push(self.sweeps);
+    for (const key of ['truncated', 'undone', 'frozen', 'pinched']) this.counts[key] += self[key];
+    if (self.undone >= this.free) this.counts.stepsUndone++;
+  }
+
+  /** The row's fields; none when the run had no self-collision. */
+  fields() {
+    if (this.pairs.length === 0) return {};
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    return {
+      pairsPerParticle: mean(this.pairs),
+      pairsPerParticleMax: Math.max(...this.pairs),
+      activePerParticle: mean(this.active),
+      sweeps: mean(this.sweeps),
+      ...this.counts,
+    };
+  }
 }
