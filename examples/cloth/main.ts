@@ -36,7 +36,7 @@ import {
   type Pins,
   type SceneSettings,
 } from './scenes.ts';
-import { parseCamera, shareUrl, shareView } from './share-link.ts';
+import { parseCamera, readLink, shareUrl, shareView, type LinkRule } from './share-link.ts';
 
 const SPHERE = { center: [0, 1.2, 0.1] as const, radius: 0.6 };
 const FLOOR_HEIGHT = 0;
@@ -56,6 +56,11 @@ const LIGHT_DIRECTION = normalize([-0.4, 1, -0.55]);
  */
 const SCENE_BOUND = 100;
 const MAX_STRETCH = 10;
+/**
+ * Particles along the square's side that a link may ask for (the menu offers 32 to 512): buildCloth
+ * takes 2 and up; past the menu's 512² the GPU's buffers outgrow common limits.
+ */
+const SIZE_RANGE = { min: 2, max: 512 } as const;
 
 /** What createSimulation runs on WebGPU with a fixed step: the demo's schemes. */
 type GpuIntegratorName = FixedStepIntegratorName;
@@ -114,6 +119,38 @@ const input = (id: keyof Settings): HTMLInputElement | HTMLSelectElement => elem
 
 function isImplicit(name: IntegratorName): boolean {
   return INTEGRATORS[name].family === 'implicit';
+}
+
+/** What a link may set each control to: its menu's enabled options, its number input's range. */
+function linkRules(): Record<string, LinkRule> {
+  const rules: Record<string, LinkRule> = {};
+  for (const control of Array.from(
+    controls.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input[id], select[id]'),
+  )) {
+    if (control instanceof HTMLSelectElement) {
+      rules[control.id] = { kind: 'choice', values: Array.from(control.options).filter((o) => !o.disabled).map((o) => o.value) }; // prettier-ignore
+    } else if (control.type === 'checkbox') {
+      rules[control.id] = { kind: 'flag' };
+    } else {
+      const bound = (text: string, none: number): number => (text === '' ? none : Number(text));
+      rules[control.id] = { kind: 'number', min: bound(control.min, -Infinity), max: bound(control.max, Infinity), integer: control.step === '1' }; // prettier-ignore
+    }
+  }
+  // The step and the CG tolerance as Weft takes them (h > 0; 0 < tolerance < 1); any size in range.
+  rules['dt'] = { kind: 'number', min: 0, max: Infinity, minOpen: true };
+  rules['tolerance'] = { kind: 'number', min: 0, max: 1, minOpen: true, maxOpen: true };
+  rules['size'] = { kind: 'number', ...SIZE_RANGE, integer: true };
+  return rules;
+}
+
+/** Selects `size` in the particles menu, adding it if the menu lacks it (a link's `size=48`). */
+function selectSize(size: string): void {
+  const menu = input('size') as HTMLSelectElement;
+  if (!Array.from(menu.options).some((o) => o.value === size)) {
+    const after = Array.from(menu.options).find((o) => Number(o.value) > Number(size)) ?? null;
+    menu.add(new Option(`${size} × ${size}`, size), after);
+  }
+  menu.value = size;
 }
 
 function readSettings(): Settings {
@@ -205,26 +242,35 @@ async function main(): Promise<void> {
     input('integrator').append(group);
   }
   input('integrator').value = 'implicit-euler';
-  // Every control can be set from the URL: ?size=32&integrator=rk4&sphere=0 …
-  const params = new URLSearchParams(location.search);
-  for (const [key, value] of params) {
-    const control = document.getElementById(key);
-    if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = value !== '0';
-    else if (control instanceof HTMLInputElement || control instanceof HTMLSelectElement)
-      control.value = value;
+  // Every control's default, for a link whose settings Weft refuses (below).
+  const allControls = Array.from(controls.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input[id], select[id]')); // prettier-ignore
+  const defaults = allControls.map((c) => [c, c instanceof HTMLInputElement && c.type === 'checkbox' ? c.checked : c.value] as const); // prettier-ignore
+  // Every control can be set from the URL: ?size=32&integrator=rk4&sphere=0 … A value the control
+  // does not allow is not applied, and the notice names it (readLink).
+  const link = readLink(new URLSearchParams(location.search), linkRules());
+  for (const [id, value] of link.values) {
+    if (id === 'size') selectSize(value as string);
+    else if (typeof value === 'boolean') (input(id as keyof Settings) as HTMLInputElement).checked = value;
+    else input(id as keyof Settings).value = value;
   }
+  /** What the page says about the link until a control changes: what it did not apply. */
+  let linkNotice: string | null =
+    link.problems.length > 0
+      ? `Not applied from the link (the defaults are used): ${link.problems.join('; ')}.`
+      : null;
   // The skirt hangs from its waist unless the URL says otherwise.
-  if (params.get('scene') === 'garment' && !params.has('pins')) input('pins').value = 'top-edge';
+  if (link.values.get('scene') === 'garment' && !link.values.has('pins')) input('pins').value = 'top-edge';
   // An explicit integrator asked for in the URL without a dt gets a stable one (half the
   // explicit limit) and the substeps for real time, not the implicit default's 1/240 s.
   if (
-    params.has('integrator') &&
-    !params.has('dt') &&
+    link.values.has('integrator') &&
+    !link.values.has('dt') &&
     !isImplicit(input('integrator').value as IntegratorName)
   ) {
     const dt = explicitStepLimit(readSettings()) / 2;
     input('dt').value = dt.toPrecision(3);
-    if (!params.has('substeps')) input('substeps').value = String(Math.min(1000, Math.ceil(FRAME_TIME / dt)));
+    if (!link.values.has('substeps'))
+      input('substeps').value = String(Math.min(1000, Math.ceil(FRAME_TIME / dt)));
   }
   let settings = readSettings();
   showStepHint(settings);
@@ -255,7 +301,7 @@ async function main(): Promise<void> {
   );
   // ?camera=azimuth,elevation,distance (degrees, degrees, m) sets the starting view.
   const degrees = Math.PI / 180;
-  const view = parseCamera(params.get('camera'), {
+  const view = parseCamera(link.camera, {
     azimuth: 330 * degrees,
     elevation: 28 * degrees,
     distance: 7.2,
@@ -273,8 +319,11 @@ async function main(): Promise<void> {
   status.hooks.drag = drag.status;
   camera.attach(canvas);
 
-  /** Makes a new simulation: from scratch ('reset'), or from the current state ('continue'). */
-  const rebuild = async (kind: 'reset' | 'continue'): Promise<void> => {
+  /**
+   * Makes a new simulation: from scratch ('reset'), or from the current state ('continue'). Returns
+   * null, or why Weft refused the settings (then the last simulation runs on, and the notice says so).
+   */
+  const rebuild = async (kind: 'reset' | 'continue'): Promise<string | null> => {
     const next = readSettings();
     showStepHint(next);
     const old = scene;
@@ -295,7 +344,7 @@ async function main(): Promise<void> {
       } catch (error) {
         if (!(error instanceof WeftInputError)) throw error;
         status.notify(`Not applied: ${error.message}`);
-        return;
+        return error.message;
       }
       if (old) {
         scene = null;
@@ -319,7 +368,8 @@ async function main(): Promise<void> {
       settings = next;
       if (!from) simTime = status.hooks.time = 0;
       diverged = false;
-      status.notify(null);
+      status.notify(linkNotice);
+      return null;
     } finally {
       rebuilding = false;
     }
@@ -346,7 +396,14 @@ async function main(): Promise<void> {
     settings = { ...settings, substeps, wind, sphere };
   };
   let previousIntegrator = settings.integrator;
+  /** The link's notice goes once the reader changes a control, or clicks it. */
+  const dropLinkNotice = (): void => {
+    if (linkNotice !== null && status.hooks.notice === linkNotice) status.notify(null);
+    linkNotice = null;
+  };
+  element('notice').addEventListener('click', dropLinkNotice);
   controls.addEventListener('change', (event) => {
+    dropLinkNotice();
     const id = (event.target as HTMLElement).id as keyof Settings;
     if (id === 'integrator') {
       suggestStep(previousIntegrator);
@@ -381,7 +438,17 @@ async function main(): Promise<void> {
     pauseButton.textContent = paused ? 'Resume' : 'Pause';
   });
 
-  await rebuild('reset');
+  const refused = await rebuild('reset');
+  if (refused !== null) {
+    // Weft refused what the link asked for (each value valid alone, e.g. a step an explicit scheme
+    // cannot take with self-collision): run the defaults rather than nothing, and say why.
+    for (const [control, value] of defaults) {
+      if (typeof value === 'boolean') (control as HTMLInputElement).checked = value;
+      else control.value = value;
+    }
+    linkNotice = `The link's settings were not applied (the defaults are used): ${refused}`;
+    await rebuild('reset');
+  }
 
   // Measurements over windows of about half a second.
   const meter = { since: performance.now(), steps: 0, gpuMs: 0, frames: 0, simTime: 0 };
