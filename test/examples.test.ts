@@ -189,6 +189,40 @@ test('the cloth demo: a press on the cloth grabs a particle, which follows the p
   await page.close();
 });
 
+test('the cloth demo: a fast flick of the held particle trails the pointer instead of stopping the run', async () => {
+  const { page, errors } = await open('/examples/cloth/?size=32&dt=0.0166667&substeps=1&maxIterations=40');
+  await waitForFrames(page, errors, 3);
+  const middle = 16 * 32 + 16;
+  await page.waitForFunction((i) => window.__weft!.drag?.screenOf(i) != null, { timeout: 20_000, polling: 100 }, middle); // prettier-ignore
+  const [x, y] = (await page.evaluate((i) => window.__weft!.drag!.screenOf(i), middle))!;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  const grabbed = await page.evaluate(() => ({ ...window.__weft!.drag! }));
+  expect(grabbed.particle).not.toBeNull();
+  // 150 px up in one pointer event, between two frames of one substep each: over 1 m, more than
+  // 10 rest lengths (3.15 m / 31 = 0.1016 m) in one step — the page's 10× edge check stopped it.
+  await page.mouse.move(x, y - 150);
+  const target = (await page.evaluate(() => window.__weft!.drag!.target))!;
+  expect(Math.hypot(...target.map((t, c) => t - grabbed.target![c]!))).toBeGreaterThan(1);
+  // The particle gets there (2 rest lengths a substep), or the page stops the run.
+  await page.waitForFunction(
+    () => {
+      const d = window.__weft!.drag!;
+      const there = d.position !== null && d.target !== null && Math.hypot(...d.position.map((p, c) => p - d.target![c]!)) < 0.01;
+      return there || window.__weft!.notice !== null;
+    },
+    { timeout: 30_000, polling: 100 },
+  ); // prettier-ignore
+  // The page reads the blow-up flags twice a second: let it read them after the flick.
+  const frames = await page.evaluate(() => window.__weft!.frames);
+  await waitForFrames(page, errors, frames + 3);
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+  await page.mouse.up();
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('the cloth demo solves with multigrid-preconditioned CG: few iterations, none stopped at the cap', async () => {
   // 32² cloth at dt = 1/60: diagonal PCG needs about 90 iterations per solve, multigrid about 12.
   const { page, errors } = await open(

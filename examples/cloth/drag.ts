@@ -4,7 +4,9 @@
  * pointer moves its target over a plane through the particle facing the camera, and letting go
  * releases it (or pins it again, if it was fixed). The grabbed particle is a kinematic attachment
  * of the simulation (`setTargets`): each substep moves it a share of the way to the cursor, so the
- * implicit solvers see its motion as a velocity. A press away from the cloth orbits the camera.
+ * implicit solvers see its motion as a velocity, but never more than MAX_STEP_RESTS rest lengths
+ * (a fast flick makes the target trail the pointer for a few frames instead of tearing the cloth).
+ * A press away from the cloth orbits the camera.
  */
 import type { GpuSimulation, Model } from '../../src/index.ts';
 import type { OrbitCamera } from './camera.ts';
@@ -17,6 +19,15 @@ const PICK_PIXELS = 24;
 const FOV_Y = Math.PI / 4;
 /** How often positions are read back for picking while nothing is held, ms. */
 const READ_EVERY_MS = 150;
+/**
+ * The farthest the held particle's target moves in one substep, in rest lengths of its shortest
+ * spring. A kinematic particle that jumps d in one implicit step leaves its neighbours nearly where
+ * they were, and its edges stretch to about d: a 1.5 m flick in one frame stretched a triangle edge
+ * to 10.3 rest lengths on a 64² square (4 substeps of 1/240 s) and 11.9 on a 32² one (1 of 1/60 s),
+ * past the page's 10× blow-up check; capped at 2 rest lengths a substep, 3.3 and 3.0 (implicit
+ * Euler on the CPU). At the page's defaults (128², 1/240 s) that is 12 m/s.
+ */
+export const MAX_STEP_RESTS = 2;
 
 /** What the drag is doing, for the page's hooks (test/examples.test.ts). */
 export interface DragStatus {
@@ -34,9 +45,13 @@ interface Held {
   readonly sim: GpuSimulation;
   readonly index: number;
   readonly wasFixed: boolean;
-  /** The target of the last substep encoded, and the cursor's point now. */
+  /** MAX_STEP_RESTS × the particle's shortest spring rest length, m: the most its target moves in a substep. */
+  readonly reach: number;
+  /** The cursor's point at the last frame's end, and now. */
   from: Vec3;
   to: Vec3;
+  /** The target of the last substep encoded (behind `to` after a flick). */
+  at: Vec3;
 }
 
 const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -45,6 +60,23 @@ const normalize = (v: Vec3): Vec3 => {
   const l = Math.hypot(...v);
   return [v[0] / l, v[1] / l, v[2] / l];
 };
+/** `from` moved towards `to` by at most `reach`. */
+function towards(from: Vec3, to: Vec3, reach: number): Vec3 {
+  const d = sub(to, from);
+  const length = Math.hypot(...d);
+  if (length <= reach) return to;
+  const f = reach / length;
+  return [from[0] + f * d[0], from[1] + f * d[1], from[2] + f * d[2]];
+}
+
+/** The rest length of particle i's shortest spring, m (Infinity if it has none). */
+function shortestSpring(model: Model, i: number): number {
+  const { offsets, entries } = model.incidence;
+  let shortest = Infinity;
+  for (let e = offsets[i]!; e < offsets[i + 1]!; e++) shortest = Math.min(shortest, model.springRestLength[entries[e]! >> 1]!); // prettier-ignore
+  return shortest;
+}
+
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]; // prettier-ignore
 
 export class ClothDrag {
@@ -58,16 +90,23 @@ export class ClothDrag {
     },
   };
   private positions: Float64Array | null = null;
+  private velocities: Float64Array | null = null;
+  /** The simulated time of `positions`, s. */
+  private positionsTime = 0;
   private positionsOf: GpuSimulation | null = null;
   private reading = false;
   private lastRead = 0;
   private held: Held | null = null;
 
-  /** Listens on `canvas`; call before the camera attaches, so that a grab stops its orbit. */
+  /**
+   * Listens on `canvas`; call before the camera attaches, so that a grab stops its orbit. `time`
+   * is the simulated time the steps encoded so far reach, s.
+   */
   constructor(
     private readonly canvas: HTMLCanvasElement,
     private readonly camera: OrbitCamera,
     private readonly current: () => { sim: GpuSimulation; model: Model } | null,
+    private readonly time: () => number,
   ) {
     canvas.addEventListener('pointerdown', (event) => this.press(event));
     canvas.addEventListener('pointermove', (event) => this.move(event));
@@ -82,10 +121,13 @@ export class ClothDrag {
     if (this.reading || now - this.lastRead < READ_EVERY_MS) return;
     this.reading = true;
     this.lastRead = now;
+    const time = this.time(); // the read follows the steps encoded so far, and no more
     sim
       .readState()
       .then((state) => {
         this.positions = state.positions;
+        this.velocities = state.velocities;
+        this.positionsTime = time;
         this.positionsOf = sim;
         const i = this.held?.sim === sim ? this.held.index : null;
         this.status.position = i === null ? null : [state.positions[3 * i]!, state.positions[3 * i + 1]!, state.positions[3 * i + 2]!]; // prettier-ignore
@@ -101,15 +143,17 @@ export class ClothDrag {
 
   /**
    * Before substep `s` of `count` (1-based) of `sim`: the held particle's target a share s/count
-   * of the way from the last frame's target to the cursor (one setTargets per substep, since the
-   * velocity a target gives is written when the substep is encoded).
+   * of the way from the last frame's cursor point to the cursor, or `reach` towards it if that is
+   * farther (one setTargets per substep, since the velocity a target gives is written when the
+   * substep is encoded).
    */
   beforeSubstep(sim: GpuSimulation, s: number, count: number): void {
     const held = this.held;
     if (!held || held.sim !== sim) return;
     const f = s / count;
-    const target: Vec3 = [0, 1, 2].map((c) => held.from[c]! + f * (held.to[c]! - held.from[c]!)) as Vec3;
-    sim.setTargets([held.index], target);
+    const wanted: Vec3 = [0, 1, 2].map((c) => held.from[c]! + f * (held.to[c]! - held.from[c]!)) as Vec3;
+    held.at = towards(held.at, wanted, held.reach);
+    sim.setTargets([held.index], held.at);
     if (s === count) held.from = [...held.to];
   }
 
@@ -120,14 +164,15 @@ export class ClothDrag {
     if (index === null) return;
     event.stopImmediatePropagation(); // no orbit while the cloth is held
     this.canvas.setPointerCapture(event.pointerId);
-    const p: Vec3 = [
-      this.positions[3 * index]!,
-      this.positions[3 * index + 1]!,
-      this.positions[3 * index + 2]!,
-    ];
+    // Where the particle is now: where it was read, carried on at the velocity it had then (a read
+    // is up to READ_EVERY_MS old; a falling cloth moves metres meanwhile, and the first substep
+    // would jump it back that far).
+    const age = this.time() - this.positionsTime;
+    const p = [0, 1, 2].map((c) => this.positions![3 * index + c]! + age * (this.velocities?.[3 * index + c] ?? 0)) as Vec3; // prettier-ignore
     const wasFixed = scene.model.particleFixed[index] === 1;
     scene.sim.setTargets([index], p);
-    this.held = { sim: scene.sim, index, wasFixed, from: p, to: p };
+    const reach = MAX_STEP_RESTS * shortestSpring(scene.model, index);
+    this.held = { sim: scene.sim, index, wasFixed, reach, from: p, to: p, at: p };
     Object.assign(this.status, { particle: index, target: p, position: p });
   }
 

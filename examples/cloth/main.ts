@@ -315,7 +315,12 @@ async function main(): Promise<void> {
   let rebuilding = false;
   let simTime = 0;
   // A press on the cloth grabs it (examples/cloth/drag.ts); elsewhere it orbits the camera.
-  const drag = new ClothDrag(canvas, camera, () => scene);
+  const drag = new ClothDrag(
+    canvas,
+    camera,
+    () => scene,
+    () => simTime,
+  );
   status.hooks.drag = drag.status;
   camera.attach(canvas);
 
