@@ -6,13 +6,14 @@
 // edges n … n + e − 1 (their EE pairs with a larger edge). Regions of the u32 buffers start at
 // the offsets (in u32 words) of SelfDetect, written by the host (self-contact-detect.ts);
 // selfParticle (vec4) holds per particle (D_i, 0, 0, 0) [n], then per item its bounding sphere
-// (g, ρ or λ) [t + e].
+// (g, ρ or λ) [t + e]. The cell size is the step's (self-keys.wgsl), in selfPairs word
+// SCALAR_CELL_SIZE.
 
 struct SelfDetect {
   h: f32,              // the step, s
   gravity: f32,        // |g|, m/s²
   thickness: f32,      // r, m
-  cellSize: f32,       // c_s, m
+  cellSize: f32,       // c_s, m, fixed by the host; 0: the step's, 2 (r + D_max + max(ρ_max, λ_max))
   particleCount: u32,  // n
   triangleCount: u32,  // t
   edgeCount: u32,      // e
@@ -36,11 +37,13 @@ struct SelfDetect {
 }
 
 // selfPairs words 0 … 3: the sticky flags, then the bits of the per-step maxima D_max, ρ_max, λ_max
-// (non-negative f32s, whose bit patterns order as their values: atomicMax is exact in any order).
+// (non-negative f32s, whose bit patterns order as their values: atomicMax is exact in any order);
+// word 9: the bits of the step's cell size c_s (words 4 … 8 are the dynamics', self-pair-common.wgsl).
 const SCALAR_FLAGS: u32 = 0u;
 const SCALAR_REACH: u32 = 1u;
 const SCALAR_TRIANGLE_RADIUS: u32 = 2u;
 const SCALAR_EDGE_RADIUS: u32 = 3u;
+const SCALAR_CELL_SIZE: u32 = 9u;
 const FLAG_QUERY: u32 = 1u;      // a query box wider than QUERY_CELLS cells on an axis
 const FLAG_PAIRS: u32 = 2u;      // more than P_max pairs
 const FLAG_MISMATCH: u32 = 4u;   // the write pass found another count than the count pass
@@ -69,8 +72,8 @@ fn edgeEnds(e: u32) -> vec2<u32> {
 }
 
 // The cell of a key point, floor(g / c_s) (design §2).
-fn cellOf(g: vec3<f32>) -> vec3<i32> {
-  return vec3<i32>(floor(g / selfDetect.cellSize));
+fn cellOf(g: vec3<f32>, size: f32) -> vec3<i32> {
+  return vec3<i32>(floor(g / size));
 }
 
 // Teschner et al. 2003: H = ((i·73856093) ^ (j·19349663) ^ (k·83492791)) mod T, wrapping u32.

@@ -72,7 +72,7 @@ fn culled(item: u32, x: vec3<f32>, radius: f32, rq: f32) -> bool {
 // The cells of the box center ± halfWidth, widened by a slack of 1e-4 c_s + 1e-6 |center|∞ (more
 // cells never change the pairs); an axis of more than QUERY_CELLS cells sets FLAG_QUERY and is cut.
 fn queryBox(center: vec3<f32>, halfWidth: f32) -> Query {
-  let size = selfDetect.cellSize;
+  let size = maximum(SCALAR_CELL_SIZE);
   let a = abs(center);
   let w = vec3<f32>(halfWidth + 1e-4 * size + 1e-6 * max(max(a.x, a.y), a.z));
   let lo = floor((center - w) / size);

@@ -140,7 +140,7 @@ describe('determinism: a pure function of (x, v)', () => {
     const [x, v] = [folded(c, 7), velocities(c.n, 8)];
     const first = await detectOnGpu(c, x, v);
     expect(first.count).toBeGreaterThan(c.n);
-    const size = defaultCellSize(node.runner(), c);
+    const size = await defaultCellSize(node.runner(), c, x, v);
     const variants: Partial<SelfDetectSpec>[] = [
       {},
       { reverseThreads: true },
@@ -161,7 +161,7 @@ describe('determinism: a pure function of (x, v)', () => {
     const c = cloth(32);
     const [x, v] = [crumpled(c, 9), velocities(c.n, 10)];
     const first = await detectOnGpu(c, x, v);
-    const size = defaultCellSize(node.runner(), c);
+    const size = await defaultCellSize(node.runner(), c, x, v);
     expect(
       listDifference(await detectOnGpu(c, x, v, { reverseThreads: true, cellSize: 1.7 * size }), first),
     ).toBeNull();
@@ -205,9 +205,9 @@ describe('fixed particles, flags and errors', () => {
     }
   }, 60_000);
 
-  test('a query box wider than 8 cells (50 m/s at h = 1/240): an error saying to lower dt', async () => {
+  test('a fixed cell size and a query box wider than 8 cells (50 m/s at h = 1/240): an error saying to lower dt', async () => {
     const c = cloth(16);
-    const detect = detector(c);
+    const detect = detector(c, { cellSize: await defaultCellSize(node.runner(), c, c.rest, new Float64Array(3 * c.n)) }); // prettier-ignore
     try {
       detect.upload(c.rest, velocities(c.n, 15, 50));
       detect.detect();
@@ -218,6 +218,51 @@ describe('fixed particles, flags and errors', () => {
       detect.destroy();
     }
   }, 60_000);
+
+  test('a non-finite velocity with the step’s own cell size: the query-box error, no silent drop', async () => {
+    const c = cloth(16);
+    const v = new Float64Array(3 * c.n);
+    v[3 * 40] = Infinity;
+    const detect = detector(c);
+    try {
+      detect.upload(c.rest, v);
+      detect.detect();
+      await expect(detect.read()).rejects.toMatchObject({ code: 'step-size', field: 'dt' });
+    } finally {
+      detect.destroy();
+    }
+  }, 60_000);
+});
+
+describe('the cell size is the step’s, sized on the GPU from the reach (issue 13: it was the rest mesh’s)', () => {
+  // One particle of a crumpled 16² cloth given a reach of 0.25 m (60 m/s at h = 1/240), the rest
+  // r/2 to r/2 + 5 mm: every query box is then r + D_p + D_max + ρ_max ≥ 0.26 m wide on each side,
+  // 13 cells of the rest mesh's 4.2 cm (the old fixed size, which raised the query-box error).
+  test('one fast particle: no error, the CPU detectSelfPairs’ list, and c_s = 2 (r + D_max + max(ρ_max, λ_max))', async () => {
+    const c = cloth(16);
+    const x = crumpled(c, 51);
+    const next = random(52);
+    const reach = Float64Array.from({ length: c.n }, () => c.self.thickness / 2 + 0.005 * next());
+    reach[100] = 0.25;
+    const result = await detectOnGpu(c, x, new Float64Array(3 * c.n), {}, 1, reach);
+    const { failures, shared } = cpuListFailures(c, result, x, reach);
+    expect(failures).toEqual([]);
+    expect(shared).toBeGreaterThan(c.n);
+    // The cell size from the float32 state's maxima in float64 (rest-mesh size: 4.2 cm).
+    const x32 = Float64Array.from(x, Math.fround);
+    const { triangleIndices: tri, edgeIndices: edges } = c.self;
+    const at = (i: number) => [0, 1, 2].map((k) => x32[3 * i + k]!);
+    let extent = 0;
+    for (let t = 0; 3 * t < tri.length; t++) {
+      const corners = [0, 1, 2].map((k) => at(tri[3 * t + k]!));
+      const g = [0, 1, 2].map((k) => (corners[0]![k]! + corners[1]![k]! + corners[2]![k]!) / 3);
+      for (const p of corners) extent = Math.max(extent, Math.hypot(...p.map((value, k) => value - g[k]!)));
+    }
+    for (let e = 0; 2 * e < edges.length; e++)
+      extent = Math.max(extent, 0.5 * Math.hypot(...at(edges[2 * e]!).map((value, k) => value - at(edges[2 * e + 1]!)[k]!))); // prettier-ignore
+    const expected = 2 * (c.self.thickness + Math.fround(0.25) + extent);
+    expect(Math.abs(result.cellSize - expected)).toBeLessThan(1e-6 * expected);
+  }, 120_000);
 });
 
 test.each([16])(

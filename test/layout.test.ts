@@ -95,11 +95,12 @@ test('the scalar kernel’s modes are read from its WGSL constants, one distinct
 });
 
 // Self-collision detection (src/backends/webgpu/self-kernels.ts): within the default 8 storage
-// buffers (design §2: selfKeys and selfNarrow bind the most, 7), the program's vectors at their
-// common bindings, the per-particle reach a vec4 array.
+// buffers (selfNarrow binds the most, 7), the program's vectors at their common bindings, the
+// per-particle reach a vec4 array.
 test.each([
   ['selfReset', 2],
-  ['selfKeys', 7],
+  ['selfBounds', 6],
+  ['selfKeys', 3],
   ['selfScan', 1],
   ['selfScanAdd', 1],
   ['selfScatter', 1],

@@ -150,18 +150,16 @@ export function detector(
   c: Cloth,
   options: Partial<SelfDetectSpec> = {},
 ): GpuSelfContactDetect {
-  const spec = { particleCount: c.n, triangleIndices: c.self.triangleIndices, edgeIndices: c.self.edgeIndices, thickness: c.self.thickness, gravity: GRAVITY, maxPairsPerParticle: 48, restPositions: c.rest }; // prettier-ignore
+  const spec = { particleCount: c.n, triangleIndices: c.self.triangleIndices, edgeIndices: c.self.edgeIndices, thickness: c.self.thickness, gravity: GRAVITY, maxPairsPerParticle: 48 }; // prettier-ignore
   const detect = new GpuSelfContactDetect(device, { ...spec, ...options });
   detect.setStep(H);
   return detect;
 }
 
-/** The detector's default cell size for `c` at step H, m. */
-export function defaultCellSize(device: GPUDevice, c: Cloth): number {
-  const detect = detector(device, c);
-  detect.destroy();
-  return detect.cellSize();
-}
+/** The cell size the detector sizes for itself for `c` at (x, v) and step H (read back), m. */
+export async function defaultCellSize(device: GPUDevice, c: Cloth, x: Float64Array, v: Float64Array): Promise<number> {
+  return (await detectOnGpu(device, c, x, v)).cellSize;
+} // prettier-ignore
 
 /**
  * `runs` GPU detections of `c` at (x, v) (rounded to float32 on upload), with the reach D_i given
@@ -257,7 +255,7 @@ export async function selfDetectQuick(device: GPUDevice): Promise<string[]> {
   const first = await detectOnGpu(device, c, x, v, { fixed });
   const { failures, counts } = pairListFailures(c, first, x, v, fixed);
   if (counts.pairs < c.n || counts.edgeEdge === 0) failures.push(`only ${counts.pairs} pairs, ${counts.edgeEdge} EE`);
-  const size = defaultCellSize(device, c);
+  const size = await defaultCellSize(device, c, x, v);
   const other = await detectOnGpu(device, c, x, v, { fixed, reverseThreads: true, cellSize: 0.6 * size, tableSize: 100 }); // prettier-ignore
   const difference = listDifference(first, other);
   if (difference) failures.push(`threads reversed, another cell and table size: ${difference}`);

@@ -3,11 +3,16 @@
  * reference: detectSelfPairs, src/backends/cpu/self-contact-detect.ts): the buffers and the
  * dispatches of one detection at (x, v), no dynamics. Per detection:
  *
- *   selfReset · selfKeys (D_i, keys, bucket counts) · scan of the 2T counts · selfScatter ·
+ *   selfReset · selfBounds (D_i, the maxima D_max, ρ_max, λ_max) · selfKeys (the step's cell size,
+ *   keys, bucket counts) · scan of the 2T counts · selfScatter ·
  *   selfNarrow count · scan of the n + e pair counts · selfNarrow write (partners, ranked records,
  *   incidence counts) · scan of the n incidence counts · selfIncScatter · selfIncSort
  *
- * — 8 dispatches and three scans of ≤ 5 each. The pair list is a pure function of (x, v): the pairs
+ * — 9 dispatches and three scans of ≤ 5 each. The cell size is the step's, 2 (r + D_max +
+ * max(ρ_max, λ_max)), computed on the GPU from the maxima (as the CPU's detectSelfPairs sizes its
+ * cells), so a query box spans at most 3 cells per axis however fast the particles move; the
+ * query-box error remains for a fixed `cellSize` and for non-finite positions or reaches. The
+ * pair list is a pure function of (x, v): the pairs
  * whose predicate holds, in the order VT by vertex then triangle, then EE by edge then edge; the
  * incidence lists each particle's 4 · pair + corner ascending. Neither depends on the cell size,
  * the table size or the threads' order.
@@ -35,9 +40,10 @@ export interface SelfDetectSpec {
   readonly gravity: number;
   /** Pair capacity P_max = floor(maxPairsPerParticle · n). */
   readonly maxPairsPerParticle: number;
-  /** Positions that give the default cell size (the rest shape), [3n]. */
-  readonly restPositions: ArrayLike<number>;
-  /** c_s, m. Default 2 (r + r/2 + h²|g| + max(ρ_rest, λ_rest)), recomputed with h. */
+  /**
+   * c_s, m, fixed. Default: each detection's own, 2 (r + D_max + max(ρ_max, λ_max)) from its
+   * reaches and positions (self-keys.wgsl), read back as {@link GpuSelfPairs.cellSize}.
+   */
   readonly cellSize?: number;
   /** T. Default nextPow2(t + e). */
   readonly tableSize?: number;
@@ -99,23 +105,6 @@ function regions(
   };
 }
 
-/** Largest corner–centroid distance of a triangle and half-length of an edge, over the mesh at `x`. */
-function itemRadius(x: ArrayLike<number>, triangles: Uint32Array, edges: Uint32Array): number {
-  const at = (i: number, c: number): number => x[3 * i + c]!;
-  let radius = 0;
-  for (let k = 0; k < triangles.length; k += 3) {
-    const corners = [triangles[k]!, triangles[k + 1]!, triangles[k + 2]!];
-    const g = [0, 1, 2].map((c) => corners.reduce((sum, i) => sum + at(i, c), 0) / 3);
-    for (const i of corners) radius = Math.max(radius, Math.hypot(...g.map((gc, c) => at(i, c) - gc)));
-  }
-  for (let k = 0; k < edges.length; k += 2)
-    radius = Math.max(
-      radius,
-      0.5 * Math.hypot(...[0, 1, 2].map((c) => at(edges[k + 1]!, c) - at(edges[k]!, c))),
-    );
-  return radius;
-}
-
 export class GpuSelfContactDetect {
   readonly particleCount: number;
   readonly triangleCount: number;
@@ -131,8 +120,6 @@ export class GpuSelfContactDetect {
   private readonly owned: GPUBuffer[] = [];
   private readonly uniform: GPUBuffer;
   private readonly layout: ReturnType<typeof regions>;
-  private readonly restRadius: number;
-  private h = 0;
   /** The detection's dispatches, in order. */
   readonly dispatches: readonly Dispatch[];
 
@@ -148,7 +135,6 @@ export class GpuSelfContactDetect {
     this.pairCapacity = Math.floor(spec.maxPairsPerParticle * n);
     const wgs = (this.workgroupSize = spec.workgroupSize ?? 64);
     this.layout = regions(n, t, e, this.tableSize, Math.max(1, this.pairCapacity), wgs);
-    this.restRadius = itemRadius(spec.restPositions, spec.triangleIndices, spec.edgeIndices);
     const create = bufferFactory(device, 'Weft.selfDetect', this.owned);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const topology = new Uint32Array(3 * t + 2 * e + n);
@@ -188,7 +174,8 @@ export class GpuSelfContactDetect {
     const o = this.layout.offsets;
     this.dispatches = [
       pass('selfReset', Math.max(2 * this.tableSize, n)),
-      pass('selfKeys', Math.max(n, t + e), { reachFromVelocity: spec.reach === 'given' ? 0 : 1 }),
+      pass('selfBounds', Math.max(n, t + e), { reachFromVelocity: spec.reach === 'given' ? 0 : 1 }),
+      pass('selfKeys', t + e),
       ...scan(this.grid, 2 * this.tableSize, o.gridCount, o.gridStart, this.layout.gridScratch),
       pass('selfScatter', t + e),
       pass('selfNarrow', n + e, { writePairs: 0, relative: spec.relative ? 1 : 0 }),
@@ -214,12 +201,6 @@ export class GpuSelfContactDetect {
     };
   }
 
-  /** The cell size used with step h: the spec's, or 2 (r + r/2 + h²|g| + max(ρ_rest, λ_rest)). */
-  cellSize(h = this.h): number {
-    const { thickness: r, gravity } = this.spec;
-    return this.spec.cellSize ?? 2 * (r + r / 2 + h * h * gravity + this.restRadius);
-  }
-
   /** The regions of the grid and pairs buffers, in u32 words (the WGSL struct SelfDetect's). */
   get offsets(): ReturnType<typeof regions>['offsets'] {
     return this.layout.offsets;
@@ -227,10 +208,9 @@ export class GpuSelfContactDetect {
 
   /** Writes the uniform for a step of h (queued). */
   setStep(h: number): void {
-    this.h = h;
     const struct = selfKernels().selfKeys.structs.get('SelfDetect')!;
     const bytes = new ArrayBuffer(Math.ceil(struct.size / 16) * 16);
-    const values = { h, gravity: this.spec.gravity, thickness: this.spec.thickness, cellSize: this.cellSize(h), particleCount: this.particleCount, triangleCount: this.triangleCount, edgeCount: this.edgeCount, tableSize: this.tableSize, pairCapacity: this.pairCapacity, reverseThreads: this.spec.reverseThreads ? 1 : 0, ...this.layout.offsets }; // prettier-ignore
+    const values = { h, gravity: this.spec.gravity, thickness: this.spec.thickness, cellSize: this.spec.cellSize ?? 0, particleCount: this.particleCount, triangleCount: this.triangleCount, edgeCount: this.edgeCount, tableSize: this.tableSize, pairCapacity: this.pairCapacity, reverseThreads: this.spec.reverseThreads ? 1 : 0, ...this.layout.offsets }; // prettier-ignore
     writeStruct(struct, values, new DataView(bytes));
     this.device.queue.writeBuffer(this.uniform, 0, bytes);
   }
@@ -283,7 +263,6 @@ export class GpuSelfContactDetect {
       new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4),
       this,
       this.layout.offsets,
-      this.cellSize(),
       unchecked,
     );
   }

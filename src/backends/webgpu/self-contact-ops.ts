@@ -19,7 +19,7 @@ import { SELF_START } from '../../integrators/self-contact-programs.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
 import { GpuSelfContactDetect, type SelfDetectVectors } from './self-contact-detect.ts';
-import { checkSelfFlags } from './self-contact-read.ts';
+import { checkSelfFlags, SELF_SCALARS } from './self-contact-read.ts';
 import type { KernelName } from './kernels.ts';
 
 /** Sweeps of each kind before the fail-safe gives up (self-fail-safe.ts MAX_SWEEPS). */
@@ -49,7 +49,7 @@ export class GpuSelfContact {
     const n = model.particleCount;
     const startRef = x.reference(SELF_START);
     const gravity = Math.hypot(...model.gravity);
-    this.detection = new GpuSelfContactDetect(device, { particleCount: n, triangleIndices: self.triangleIndices, edgeIndices: self.edgeIndices, thickness: self.thickness, gravity, maxPairsPerParticle: self.maxPairsPerParticle, restPositions: model.particlePositions, workgroupSize: x.workgroupSize, reach: 'given', relative: true }, { ...arena, xRef: startRef, vRef: 1 }); // prettier-ignore
+    this.detection = new GpuSelfContactDetect(device, { particleCount: n, triangleIndices: self.triangleIndices, edgeIndices: self.edgeIndices, thickness: self.thickness, gravity, maxPairsPerParticle: self.maxPairsPerParticle, workgroupSize: x.workgroupSize, reach: 'given', relative: true }, { ...arena, xRef: startRef, vRef: 1 }); // prettier-ignore
     const o = this.detection.offsets;
     const capacity = Math.max(1, this.detection.pairCapacity);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -88,7 +88,7 @@ export class GpuSelfContact {
     return this.x.dispatch(kernel, kernel, domain, { ...this.buffers, ...extra }, { ...this.constants, ...constants }); // prettier-ignore
   } // prettier-ignore
 
-  /** The detection uses step h from now on (its cell size and uniform). */
+  /** The detection uses step h from now on (its uniform). */
   setStep(h: number): void {
     this.detection.setStep(h);
   }
@@ -163,7 +163,14 @@ export class GpuSelfContact {
     const head = new Uint32Array((await readRange(device, this.detection.pairs, 0, 64)).buffer);
     const d = this.detection;
     const total = new Uint32Array((await readRange(device, d.pairs, 4 * this.constants['countAt']!, 4)).buffer)[0]!; // prettier-ignore
-    checkSelfFlags(head[0]!, total, d, d.cellSize(), new Float32Array(head.buffer)[1]!);
+    const scalars = new Float32Array(head.buffer);
+    checkSelfFlags(
+      head[SELF_SCALARS.flags]!,
+      total,
+      d,
+      scalars[SELF_SCALARS.cellSize]!,
+      scalars[SELF_SCALARS.reach]!,
+    );
     const pairs = control[7]!;
     let activePairs = 0;
     if (pairs > 0) {

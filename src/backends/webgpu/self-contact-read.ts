@@ -26,10 +26,15 @@ export interface GpuSelfPairs {
   readonly flags: number;
   /** The per-step maxima the query boxes used: D_max, ρ_max, λ_max, m. */
   readonly maxima: readonly [number, number, number];
+  /** The cell size the detection used, m (selfPairs word 9). */
+  readonly cellSize: number;
 }
 
 /** Flag bits of shaders/self-contact-common.wgsl. */
 export const SELF_FLAGS = { query: 1, pairs: 2, mismatch: 4 } as const;
+
+/** selfPairs words (self-contact-common.wgsl SCALAR_*): flags, D_max, ρ_max, λ_max, …, the cell size. */
+export const SELF_SCALARS = { flags: 0, reach: 1, cellSize: 9, words: 16 } as const;
 
 interface Sizes {
   readonly particleCount: number;
@@ -61,16 +66,17 @@ export function checkSelfFlags(
   if (flags & SELF_FLAGS.pairs)
     throw new WeftError('capacity', `self-collision listed ${total} pairs, more than selfCollision.maxPairsPerParticle × ${sizes.particleCount} particles = ${sizes.pairCapacity} (maxPairsPerParticle ${sizes.spec.maxPairsPerParticle}: raise it, or lower dt)`, 'selfCollision.maxPairsPerParticle', { pairs: total, capacity: sizes.pairCapacity }); // prettier-ignore
   if (flags & SELF_FLAGS.query)
-    throw new WeftError('step-size', `selfCollision: a query box spans more than 8 cells of ${cellSize.toPrecision(3)} m on an axis: a particle moves too far in one step (its reach D is up to ${reach.toPrecision(3)} m); lower dt`, 'dt', { cellSize, reach }); // prettier-ignore
+    throw new WeftError('step-size', `selfCollision: a query box spans more than 8 cells of ${cellSize.toPrecision(3)} m on an axis: a particle moves too far in one step (its reach D is up to ${reach.toPrecision(3)} m; a non-finite one means a non-finite state) for a fixed cell size; lower dt`, 'dt', { cellSize, reach }); // prettier-ignore
   if (flags & SELF_FLAGS.mismatch)
     throw new Error('selfCollision: the narrow phase listed another number of pairs than it counted (internal error)'); // prettier-ignore
 }
 
 /** Decodes the selfPairs buffer's words. */
-export function decodeSelfPairs(words: Uint32Array, sizes: Sizes, o: Offsets, cellSize: number, unchecked: boolean): GpuSelfPairs {
+export function decodeSelfPairs(words: Uint32Array, sizes: Sizes, o: Offsets, unchecked: boolean): GpuSelfPairs {
   const n = sizes.particleCount;
-  const float = new Float32Array(words.buffer, words.byteOffset, 4);
+  const float = new Float32Array(words.buffer, words.byteOffset, SELF_SCALARS.words);
   const maxima = [float[1]!, float[2]!, float[3]!] as const;
+  const cellSize = float[SELF_SCALARS.cellSize]!;
   const flags = words[0]!;
   const total = words[o.pairOffset + n + sizes.edgeCount]!;
   if (!unchecked) checkSelfFlags(flags, total, sizes, cellSize, maxima[0]);
@@ -93,5 +99,6 @@ export function decodeSelfPairs(words: Uint32Array, sizes: Sizes, o: Offsets, ce
     incidence: { offsets, entries: words.slice(o.incSorted, o.incSorted + offsets[n]!) },
     flags,
     maxima,
+    cellSize,
   };
 } // prettier-ignore

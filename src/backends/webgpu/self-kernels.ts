@@ -9,6 +9,7 @@ import selfCommon from '../../../shaders/self-contact-common.wgsl?raw';
 import selfScan from '../../../shaders/self-scan.wgsl?raw';
 import selfScanAdd from '../../../shaders/self-scan-add.wgsl?raw';
 import selfReset from '../../../shaders/self-reset.wgsl?raw';
+import selfBounds from '../../../shaders/self-bounds.wgsl?raw';
 import selfKeys from '../../../shaders/self-keys.wgsl?raw';
 import selfScatter from '../../../shaders/self-scatter.wgsl?raw';
 import selfNarrow from '../../../shaders/self-narrow.wgsl?raw';
@@ -18,7 +19,7 @@ import { reflectKernel, type KernelLayout } from './layout.ts';
 import { cachedPipeline } from './gpu-common.ts';
 
 /** Kernels on the program's vectors: common.wgsl, program-vectors.wgsl, self-contact-common.wgsl prepended. */
-const ON_VECTORS = { selfReset, selfKeys, selfScatter, selfNarrow, selfIncScatter, selfIncSort };
+const ON_VECTORS = { selfReset, selfBounds, selfKeys, selfScatter, selfNarrow, selfIncScatter, selfIncSort };
 /** The generic scan: common.wgsl and self-contact-common.wgsl prepended. */
 const SCAN = { selfScan, selfScanAdd };
 
