@@ -1,18 +1,23 @@
-// The contacts of a constrained solve for Δv at (x, v), one thread per particle (CPU mirror:
-// CpuContacts.detect, src/backends/cpu/contacts.ts, which gives the rule and its sources): a free
-// particle whose gap g = φ − thickness is below h (|v| + max |u|) + h² |g_grav| is constrained —
-// unless it is on or outside the surface (g ≥ −surfaceSlack (1 + |x|∞), rounding's "behind") and
-// either was released by its last contact force or moves away ((v − u)·n > 10⁻⁶ h |g_grav|, u the
-// surface's velocity); a contact held in the last solve and not released stays. A constrained
-// particle gets n and its prescribed Δv·n = −max(g, 0)/h − (v − u)·n; the solve starts from
-// x₀ = z (solutionRef).
+// The contacts of a constrained solve, one thread per particle (CPU mirror: CpuContacts.detect
+// and constrain, src/backends/cpu/contacts.ts, which gives the rule and its sources). With
+// `detect` = 1, at (x, v): a free particle whose gap g = φ − thickness is below
+// h (|v| + max |u|) + h² |g_grav| is constrained — unless it is on or outside the surface
+// (g ≥ −surfaceSlack (1 + |x|∞), rounding's "behind") and either was released by its last contact
+// force or moves away ((v − u)·n > 10⁻⁶ h |g_grav|, u the surface's velocity); a contact held in the
+// last solve and not released stays. A constrained particle gets n and the normal velocity it must
+// end the step with, T = u·n − max(g, 0)/h. Detect or not, the solve's unknown s, with
+// v₊ = base + c s (src/integrators/contact-programs.ts), starts from x₀ = z n (solutionRef),
+// z = (T − base·n)/c.
 
 struct DetectOp {
   h: f32,        // the step, s
   gravity: f32,  // |g|, m/s²
+  scale: f32,    // c of v₊ = base + c s (implicit Euler: 1)
 }
 
-override solutionRef: u32 = 0u;  // the solve's x, set to x₀ = z
+override solutionRef: u32 = 0u;  // the solve's x, set to x₀ = z n
+override baseRef: u32 = 0u;      // base, the end-of-step velocity at s = 0, m/s
+override detect: u32 = 1u;       // 1: find the contacts at (x, v); 0: only restart from z
 override surfaceSlack: f32 = 0.0; // SURFACE_SLACK of src/model/colliders.ts
 
 @group(0) @binding(5) var<uniform> op: DetectOp;
@@ -26,6 +31,16 @@ fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   if (i >= params.particleCount) {
     return;
   }
+  if (detect == 1u) {
+    detectAt(i);
+  }
+  let normal = contactNormals[i];
+  let z = (contactData[i].x - dot(loadVector(baseRef, i), normal.xyz)) / op.scale;
+  storeVector(solutionRef, i, select(vec3<f32>(0.0), z * normal.xyz, normal.w > 0.0));
+}
+
+// Particle i's contact at (x, v): n and (T, gap, collider, λ = 0), or zeros.
+fn detectAt(i: u32) {
   var normal = vec4<f32>(0.0);
   var data = vec4<f32>(0.0);
   if (particleInvMass[i] > 0.0) {
@@ -33,18 +48,18 @@ fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     let v = loadVector(vRef, i);
     let c = nearestContact(x, op.h * (length(v) + fastestCollider()) + op.h * op.h * op.gravity);
     if (c.collider >= 0) {
-      let vn = dot(v - colliderVelocity(colliders[c.collider], x), c.normal);
+      let u = colliderVelocity(colliders[c.collider], x);
+      let vn = dot(v - u, c.normal);
       let onSurface = c.gap >= -surfaceSlack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z)));
-      let released = contactData[i].w > 0.0;
+      let released = contactData[i].w < 0.0;  // its last λ pulled inwards
       let held = contactNormals[i].w > 0.0 && !released;
       let free = !held && onSurface && (released || vn > 1e-6 * op.h * op.gravity);
       if (!free) {
         normal = vec4<f32>(c.normal, 1.0);
-        data = vec4<f32>(-max(c.gap, 0.0) / op.h - vn, c.gap, f32(c.collider), 0.0);
+        data = vec4<f32>(dot(u, c.normal) - max(c.gap, 0.0) / op.h, c.gap, f32(c.collider), 0.0);
       }
     }
   }
   contactNormals[i] = normal;
   contactData[i] = data;
-  storeVector(solutionRef, i, data.x * normal.xyz);
 }

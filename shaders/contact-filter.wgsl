@@ -1,7 +1,9 @@
-// u ← S u on the constrained particles (S = I − n nᵀ), one thread per particle: the products
-// and V-cycle outputs of a constrained CG (Baraff & Witkin 1998 §5.3; CPU: CpuContacts.filter).
+// u ← S w on the constrained particles (S = I − n nᵀ; w = u, or another vector), one thread per
+// particle: the products and V-cycle outputs of a constrained CG (Baraff & Witkin 1998 §5.3),
+// Newmark's carried acceleration (src/integrators/contact-programs.ts); CPU: CpuContacts.filter.
 
-override vectorRef: u32 = 0u;
+override vectorRef: u32 = 0u;  // u
+override fromRef: u32 = 0u;    // w (= vectorRef to filter u in place)
 const FILTER_ROUNDING2 = 1e-12;  // FILTER_ROUNDING² of src/model/colliders.ts
 
 @group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
@@ -13,7 +15,7 @@ fn contactFilterMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     return;
   }
   let n = contactNormals[i].xyz;
-  let u = loadVector(vectorRef, i);
+  let u = loadVector(fromRef, i);
   let f = u - dot(u, n) * n;
   // u along n up to rounding: 0 (contactFiltered, implicit-common.wgsl).
   storeVector(vectorRef, i, select(f, vec3<f32>(0.0), dot(f, f) <= FILTER_ROUNDING2 * dot(u, u)));

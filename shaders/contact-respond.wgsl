@@ -1,16 +1,26 @@
-// After a constrained solve, one thread per particle (CPU mirror: CpuContacts.respond): a
-// particle behind a surface is moved onto it (x); the constraint force λ n, λ = (A Δv − b)·n
-// (A Δv in productRef); λ < 0 (adhesion) releases the contact for the next step; λ > 0 bounds
-// Coulomb friction on v + Δv relative to the surface's velocity u by μ λ / m, written back into
-// Δv (solutionRef).
+// After a constrained solve, one thread per particle (CPU mirror: CpuContacts.respond and
+// friction): a particle behind a surface is moved onto it (x), once (its gap is then 0); the
+// constraint force λ n, λ = (A s − b)·n (A s in productRef), kept in contactData.w; λ < 0
+// (adhesion) releases the contact for the next step; λ > 0 bounds Coulomb friction on
+// v₊ = base + c s (base in vRef) relative to the surface's velocity u by μ ι λ / m, written back
+// into s = (v₊ − base)/c (solutionRef). src/integrators/contact-programs.ts derives each scheme's
+// c and ι (implicit Euler: 1 and 1).
 
-override solutionRef: u32 = 0u;  // Δv
+struct RespondOp {
+  scale: f32,    // c of v₊ = base + c s
+  impulse: f32,  // ι, the velocity change per unit λ/m
+}
+
+@group(0) @binding(5) var<uniform> op: RespondOp;
+
+override solutionRef: u32 = 0u;  // s
+override mode: u32 = 0u;         // 0: λ and friction; 1: λ only; 2: friction only, by the kept λ
 override rhsRef: u32 = 0u;       // b
 override productRef: u32 = 0u;   // A Δv
 
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg
 @group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;    // n, w = 1: constrained
-@group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>; // target, gap, collider, released
+@group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>; // T, gap, collider, λ
 
 @compute @workgroup_size(workgroupSize)
 fn contactRespondMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -23,16 +33,19 @@ fn contactRespondMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
   let c = colliders[u32(data.z)];
   let x = loadVector(xRef, i);
   let u = colliderVelocity(c, x);
-  if (data.y < 0.0) {
-    storeVector(xRef, i, x - data.y * n);
+  if (mode != 2u) {
+    if (data.y < 0.0) {
+      storeVector(xRef, i, x - data.y * n);
+      data.y = 0.0;
+    }
+    data.w = dot(loadVector(productRef, i) - loadVector(rhsRef, i), n);
+    contactData[i] = data;
   }
-  let lambda = dot(loadVector(productRef, i) - loadVector(rhsRef, i), n);
-  data.w = select(0.0, 1.0, lambda < 0.0);
-  contactData[i] = data;
-  if (!(lambda > 0.0)) {
+  let lambda = data.w;
+  if (mode == 1u || !(lambda > 0.0)) {
     return;
   }
-  let v = loadVector(vRef, i);
-  let next = friction(v + loadVector(solutionRef, i), u, n, c.friction, lambda * particleInvMass[i]);
-  storeVector(solutionRef, i, next - v);
+  let base = loadVector(vRef, i);
+  let next = friction(base + op.scale * loadVector(solutionRef, i), u, n, c.friction, op.impulse * lambda * particleInvMass[i]);
+  storeVector(solutionRef, i, (next - base) / op.scale);
 }

@@ -253,7 +253,6 @@ describe('errors', () => {
   });
 
   test.each([
-    [{ integrator: 'newmark', dt: 0.01 }, /newmark/],
     [{ integrator: 'rk45', accuracy: 1e-3 }, /adaptive/],
     [{ integrator: 'implicit-euler', dt: 0.01, solver: 'jacobi', backend: 'webgpu' }, /jacobi/],
   ] as const)('%o refuses colliders with a clear error', async (options, message) => {

@@ -1,16 +1,61 @@
 /**
  * Contacts with a model's colliders as ops of the scheme's program (src/integrators/program.ts):
- * implicit Euler constrains its solve (`contacts` before it, `contactForces` after it: Baraff &
- * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). The other
- * implicit schemes solve for other unknowns (Newmark's a₊, Newton's increments) whose constraints
- * are not written yet, and adaptive ones retry steps: they refuse colliders. On WebGPU the ops
- * are shaders/contact-*.wgsl (src/backends/webgpu/contact-ops.ts); block Jacobi has no filtered
- * update there yet and refuses them.
+ * implicit solves are constrained (`contacts` before the solve, `contactForces` after it: Baraff &
+ * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). Adaptive
+ * schemes retry steps: they refuse colliders. On WebGPU the ops are shaders/contact-*.wgsl
+ * (src/backends/webgpu/contact-ops.ts); block Jacobi has no filtered update there yet and refuses
+ * them.
+ *
+ * Every implicit scheme's constraint is the same one on the end-of-step velocity: a contact found
+ * at the step's start with gap g and surface velocity u must end the step with
+ *   n·v₊ = T = u·n − max(g, 0)/h
+ * (g + h (v₊ − u)·n = 0: on the surface, moving with it). Each scheme's v₊ is affine in its
+ * solve's unknown s, v₊ = base + c s, so the constraint is one on n·s with the offset divided by c:
+ *   n·s = z = (T − n·base) / c,
+ * which the `contacts` op writes as the filtered solve's start x₀ = z n. Per scheme:
+ * - implicit Euler, s = Δv: v₊ = v + Δv, base = v, c = 1 (B&W's z);
+ * - Newmark, s = a₊: v₊ = v + h ((1 − γ) a + γ a₊), base = v + h (1 − γ) a, c = hγ;
+ * - backward Euler, Newton on a with s = δa: v = v₀ + h a, so the iterate a + δa has
+ *   v₊ = v + h δa: base = the iterate's v, c = h (each iteration's z makes the updated iterate meet
+ *   the constraint: after the first, z = 0 up to the rounding of n·v);
+ * - the variational scheme (not enabled: below), Newton on the midpoint increment with s = res:
+ *   v₊ = 2 res/h, base = 0, c = 2/h.
+ * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
+ * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
+ * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h; variational:
+ * (2/h)/(4/h²) = h/2): friction's bound μ ι λ/m. Detection runs once per step at the start state
+ * (x, v) — in a Newton loop before its first iteration, so the active set is fixed over the
+ * iterations and each iteration only restarts its solve from its own z — and a particle behind a
+ * surface is moved onto it once, at the first `contactForces` (at `x` for the single-solve schemes,
+ * at the step's start x₀ for the Newton ones, whose x₊ = x₀ + h v₊ follows).
+ *
+ * Where the end position is x₊ = x + h v₊ (implicit and backward Euler, and the variational
+ * scheme: x₊ = x₀ + 2 res = x₀ + h v₊) the contact ends the step exactly on the surface. Newmark's
+ * is x₊ = x + h v + h² ((½ − β) a + β a₊), so with v₊ constrained
+ *   n·(x₊ − x) = h (1 − β/γ) n·v + (hβ/γ) n·v₊ + h² ((½ − β) − β (1 − γ)/γ) n·a,
+ * for γ = ½, β = ¼ the trapezoid h (n·v + n·v₊)/2: a particle arriving at normal speed w would end
+ * that step up to (h w − g)/2 behind the surface (1.3 cm after a 0.19 m fall at h = 1/60 s), so
+ * Newmark's step ends with the explicit schemes' `project` (onto the surface, inward normal velocity
+ * removed, friction with it). Constraining x₊ instead would make v₊·n = −v·n, an elastic bounce
+ * (the trapezoidal rule conserves energy).
+ *
+ * The variational scheme refuses colliders: with base = 0, c = 2/h, ι = h/2 and the same loop as
+ * backward Euler's, a particle rests at the thickness, but a 12² cloth dropped on a sphere ended 220
+ * of 240 steps at the Newton cap (10; 2 per step without the sphere) and once diverged; its momentum
+ * p₊ = M v₊ + (h/2) f also misses the end-of-step projection's change of v. Future work.
+ * Newmark carries a₊ into the next step (a ← a₊), but a contact's a₊ holds impulses spread over
+ * one step — the constraint's, (T − n·base)/(hγ) along n, and friction's along the surface — not
+ * accelerations: carried, a₊·n alternates in sign at a resting contact and flings the particle
+ * through the surface once its force releases it (measured: 5.8 cm inside after 2 s), and a₊'s
+ * tangential part alternates ±g sin θ on an incline where friction holds it (it crept 0.3 mm in
+ * 1 s). So on the step's contacts the carried a is the step's mean acceleration
+ * (v₊ − v)/h = (1 − γ) a + γ a₊, without its normal part (`contactFilter` from it): 0 at a resting
+ * or sticking contact, g (sin θ − μ cos θ) along a slope it slides down.
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
 import { INTEGRATORS } from './catalog.ts';
-import type { Op, Program } from './program.ts';
+import type { Coefficient, Op, Program } from './program.ts';
 
 /** Throws when colliders cannot be used with this integrator on this backend, naming why. */
 export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu', solver?: unknown): void {
@@ -18,11 +63,112 @@ export function requireContactSupport(colliderCount: number, integrator: Integra
   const family = INTEGRATORS[integrator].family;
   if (family === 'adaptive')
     throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
-  if (family === 'implicit' && integrator !== 'implicit-euler')
-    throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
+  if (integrator === 'variational-symplectic-implicit')
+    throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', 'backward-euler', 'newmark', or an explicit or multistep integrator`);
   if (family === 'implicit' && backend === 'webgpu' && solver === 'jacobi')
     throw new WeftInputError('colliders', "with solver 'jacobi' are not supported on WebGPU yet: use 'cg', 'pcg' or 'multigrid'");
 } // prettier-ignore
+
+/** The vector holding each scheme's `base` where it is not the state's v. */
+const BASE = 'contact.base';
+/** Newmark's mean acceleration over the step, (v₊ − v)/h = (1 − γ) a + γ a₊. */
+const MEAN = 'contact.mean';
+/** A Newton loop's filtered residual S G. */
+const FILTERED = 'contact.residual';
+
+/** `contacts` and `contactForces` around `solve` (s = solve.to). */
+function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, moved: string): Op[] {
+  if (solve.op !== 'solve') return [solve];
+  const s = solve.to;
+  return [
+    { op: 'contacts', x, v, solution: s, base, scale, detect },
+    solve,
+    { op: 'contactForces', solution: s, rhs: solve.rhs, base, x: moved, scale, impulse, friction: detect },
+  ];
+} // prettier-ignore
+
+/**
+ * The Newton loop of `ops` with its contacts found before it and its solves constrained. Caribou's
+ * criteria read ‖R‖ of the residual G, which at a contact holds the constraint force, so only
+ * ‖δa‖ < tol ‖Σδa‖ could stop a contact's loop, and at a resting contact a and δa are both
+ * rounding. The loop measures the constrained residual S G instead; that misses a violated constraint (a particle falling onto a plane has
+ * S G = 0 at a = 0, so the i = 0 check would end the loop before any solve), so the first
+ * constrained Newton step is taken in `begin`, after which the constraint holds and S G is the
+ * whole residual. The loop's count of Newton iterations then leaves that first one out.
+ */
+function constrainedNewton(ops: readonly Op[], base: string, scale: Coefficient, impulse: Coefficient): Op[] {
+  return ops.map((op): Op => {
+    if (op.op !== 'newton') return op;
+    const detect: Op = { op: 'contacts', x: 'x', v: 'v', solution: 's', base, scale, detect: true };
+    const update = op.update.flatMap((u) => constrained(u, 'x0', 'v0', base, scale, impulse, false, 'x0'));
+    const residual = op.residual.flatMap((r): Op[] => r.op !== 'measure' || !r.quantities.residual ? [r] : [
+      { op: 'combine', outputs: [{ to: FILTERED, terms: [[1, r.quantities.residual]] }] },
+      { op: 'contactFilter', vector: FILTERED },
+      { op: 'measure', quantities: { ...r.quantities, residual: FILTERED } },
+    ]);
+    const first = op.residual.filter((r) => r.op !== 'measure');
+    return { ...op, begin: [detect, ...op.begin, ...first, ...update], residual, update };
+  });
+} // prettier-ignore
+
+/**
+ * `ops` with friction after each Newton loop, on the converged unknown `solution` (v₊ = base + c ·
+ * solution), then `after`. Inside the loop friction would change each iterate by a force its
+ * residual does not hold, so a sticking contact's loop could only stop on rounding (measured: 26 of
+ * 120 steps of a particle resting on a sphere, μ = 0.5, unconverged).
+ */
+function frictionAfterNewton(ops: readonly Op[], friction: Extract<Op, { op: 'contactFriction' }>, after: readonly Op[]): Op[] {
+  return ops.flatMap((op) => (op.op === 'newton' ? [op, friction, ...after] : [op]));
+} // prettier-ignore
+
+/** The step of an implicit `program` with its solves constrained (the coefficients above). */
+function implicitStep(program: Program, integrator: IntegratorName): Op[] {
+  const step = program.step;
+  if (integrator === 'newmark') {
+    const g = program.implicit!.newmarkGamma;
+    const base: Op = {
+      op: 'combine',
+      outputs: [
+        {
+          to: BASE,
+          terms: [
+            [1, 'v'],
+            [(h) => h * (1 - g), 'a'],
+          ],
+        },
+      ],
+    };
+    const mean: Op = {
+      op: 'combine',
+      outputs: [
+        {
+          to: MEAN,
+          terms: [
+            [1 - g, 'a'],
+            [g, 's'],
+          ],
+        },
+      ],
+    };
+    const ops = step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, (h) => h * g, (h) => h * g, true, 'x'), mean] : [op])); // prettier-ignore
+    return [...ops, { op: 'contactFilter', vector: 'a', from: MEAN }];
+  }
+  if (integrator === 'backward-euler') {
+    const friction = { op: 'contactFriction', solution: 'a', base: 'v0', x: 'x0', scale: (h: number) => h, impulse: (h: number) => h } as const; // prettier-ignore
+    const update: Op = { op: 'combine', outputs: [{ to: 'v', terms: [[1, 'v0'], [(h) => h, 'a']] }, { to: 'x', terms: [[1, 'x0'], [(h) => h, 'v0'], [(h) => h * h, 'a']] }] }; // prettier-ignore
+    return frictionAfterNewton(
+      constrainedNewton(
+        step,
+        'v',
+        (h) => h,
+        (h) => h,
+      ),
+      friction,
+      [update],
+    );
+  }
+  return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, 'x'));
+}
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
 export function withContacts(
@@ -40,14 +186,10 @@ export function withContacts(
     const project: Op = { op: 'project', x: 'x', v: 'v' };
     return { ...program, startup: [...program.startup, move, project], step: [...program.step, move, project] }; // prettier-ignore
   }
-  const step = program.step.flatMap((op): Op[] =>
-    op.op === 'solve'
-      ? [
-          { op: 'contacts', x: 'x', v: 'v', solution: op.to },
-          op,
-          { op: 'contactForces', solution: op.to, rhs: op.rhs, v: 'v', x: 'x' },
-        ]
-      : [op],
-  );
-  return { ...program, step: [...step, move] };
+  // Newmark's x₊ is not x + h v₊, and backward Euler's converged steps carry particles that were
+  // left free (on the surface, moving away or released) further inside than implicit Euler's one
+  // linear step does (an 8² cloth dropped on a sphere: 1.85 cm inside it, against implicit Euler's
+  // 0.53 cm): what ends behind a surface is projected, as explicit steps are.
+  const after: Op[] = integrator === 'implicit-euler' ? [move] : [move, { op: 'project', x: 'x', v: 'v' }];
+  return { ...program, step: [...implicitStep(program, integrator), ...after] };
 }

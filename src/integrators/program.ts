@@ -70,25 +70,55 @@ export type Op =
       readonly system: (h: number) => SystemCoefficients;
     }
   /**
-   * Contacts (src/model/colliders.ts) constrain the next `solve`, whose unknown `solution` is a
-   * velocity change Δv of `v` at `x` (Baraff & Witkin 1998 §5.3): at each contact the normal
-   * component of Δv is prescribed so that the particle ends the step on the surface, and CG runs
-   * filtered from x₀ = z.
+   * Contacts (src/model/colliders.ts) constrain the next `solve` (Baraff & Witkin 1998 §5.3). With
+   * `detect`, the contacts of the step are found at (x, v), each with the normal velocity T the
+   * particle must end the step with (it ends on the surface); then, detect or not, the solve's
+   * unknown s is constrained so that the end-of-step velocity v₊ = `base` + c s meets it:
+   * n·s = z = (T − n·base)/c, c = `scale`, and CG runs filtered from x₀ = z n. Implicit Euler:
+   * s = Δv, base = v, c = 1; the other schemes' c and base are in contact-programs.ts.
    */
-  | { readonly op: 'contacts'; readonly x: string; readonly v: string; readonly solution: string }
+  | {
+      readonly op: 'contacts';
+      readonly x: string;
+      readonly v: string;
+      readonly solution: string;
+      readonly base: string;
+      readonly scale: Coefficient;
+      readonly detect: boolean;
+    }
   /**
-   * After a constrained solve: each contact's constraint force λ n = (A Δv − b)·n n; Coulomb
-   * friction removes up to μ λ / m of the tangential velocity v + Δv (written into `solution`), and
-   * a contact whose force pulls inwards (λ < 0) is released for the next step; a particle behind
-   * a surface is moved onto it (`x`, before the position update).
+   * After a constrained solve: each contact's constraint force λ n = (A s − b)·n n; a contact whose
+   * force pulls inwards (λ < 0) is released for the next step; a particle behind a surface is moved
+   * onto it once (`x`, before the position update); with `friction`, as `contactFriction` then.
    */
   | {
       readonly op: 'contactForces';
       readonly solution: string;
       readonly rhs: string;
-      readonly v: string;
+      readonly base: string;
       readonly x: string;
+      readonly scale: Coefficient;
+      readonly impulse: Coefficient;
+      readonly friction: boolean;
     }
+  /**
+   * Coulomb friction of the last `contactForces`' λ: removes up to μ ι λ / m of the tangential part
+   * of v₊ = `base` + c s (c = `scale`; ι = `impulse`, the velocity change per unit λ/m) and writes
+   * the result back into s (`solution`).
+   */
+  | {
+      readonly op: 'contactFriction';
+      readonly solution: string;
+      readonly base: string;
+      readonly x: string;
+      readonly scale: Coefficient;
+      readonly impulse: Coefficient;
+    }
+  /**
+   * u ← S w on the last `contacts` op's constrained particles (S = I − n nᵀ; w = `from`, or u
+   * itself), u unchanged elsewhere: Newmark's carried acceleration (src/integrators/contact-programs.ts).
+   */
+  | { readonly op: 'contactFilter'; readonly vector: string; readonly from?: string }
   /**
    * Explicit integrators' contacts, after the step: a particle behind a surface is moved onto it,
    * its inward normal velocity removed, and friction applied with that velocity change.
@@ -269,15 +299,19 @@ function opVectors(op: Op): string[] {
       return [op.rhs, op.to];
     case 'measure':
       return Object.values(op.quantities);
+    case 'contactFilter':
+      return [op.vector, ...(op.from ? [op.from] : [])];
     case 'contacts':
-      return [op.x, op.v, op.solution];
+      return [op.x, op.v, op.solution, op.base];
     case 'project':
     case 'selfContacts':
       return [op.x, op.v];
     case 'selfFailSafe':
       return [op.x, op.v, op.start];
     case 'contactForces':
-      return [op.solution, op.rhs, op.v, op.x];
+      return [op.solution, op.rhs, op.base, op.x];
+    case 'contactFriction':
+      return [op.solution, op.base, op.x];
     case 'aero':
       return [op.x, op.v, op.to];
     case 'strainCorrection':
@@ -318,7 +352,13 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
       case 'solve':
         return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
       case 'contacts':
-        return { ...op, x: rename(op.x), v: rename(op.v), solution: rename(op.solution) };
+        return {
+          ...op,
+          x: rename(op.x),
+          v: rename(op.v),
+          solution: rename(op.solution),
+          base: rename(op.base),
+        };
       case 'project':
       case 'selfContacts':
         return { ...op, x: rename(op.x), v: rename(op.v) };
@@ -328,12 +368,16 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
         return { ...op, x: rename(op.x), v: rename(op.v), to: rename(op.to) };
       case 'strainCorrection':
         return { ...op, x: rename(op.x), to: rename(op.to) };
+      case 'contactFilter':
+        return { ...op, vector: rename(op.vector), ...(op.from ? { from: rename(op.from) } : {}) };
+      case 'contactFriction':
+        return { ...op, solution: rename(op.solution), base: rename(op.base), x: rename(op.x) };
       case 'contactForces':
         return {
           ...op,
           solution: rename(op.solution),
           rhs: rename(op.rhs),
-          v: rename(op.v),
+          base: rename(op.base),
           x: rename(op.x),
         };
       case 'measure':
@@ -363,7 +407,9 @@ export function scaleStep(ops: readonly Op[], factor: number): Op[] {
   return ops.map((op): Op => {
     if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
     if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
-    if (op.op === 'aero') return { ...op, scale: scaled(op.scale) };
+    if (op.op === 'aero' || op.op === 'contacts') return { ...op, scale: scaled(op.scale) };
+    if (op.op === 'contactForces' || op.op === 'contactFriction')
+      return { ...op, scale: scaled(op.scale), impulse: scaled(op.impulse) };
     if (op.op === 'newton')
       return {
         ...op,

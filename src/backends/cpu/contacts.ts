@@ -13,14 +13,17 @@
  * let such a particle go; test/gpu-kinematic-colliders.test.ts). "On the surface" has a slack too: a particle moved onto a surface
  * has g = 0 only up to rounding (float32 positions: ~1e-8 m here), so gaps above
  * −SURFACE_SLACK (1 + |x|∞) (src/model/colliders.ts) count as on it.
- * The solve's unknown Δv then has a prescribed normal component z_i = −max(g_i, 0)/h − v_i·n_i (the
- * particle ends the step on the surface, g + h v₊·n = 0; one already behind it is moved onto it
- * before the position update instead, so that no velocity is made of the penetration), and CG runs
- * on the filtered system: x₀ = z,
+ * The particle must end the step with the normal velocity T_i = −max(g_i, 0)/h (it ends on the
+ * surface, g + h v₊·n = 0; one already behind it is moved onto it before the position update
+ * instead, so that no velocity is made of the penetration). The solve's unknown s, with
+ * v₊ = base + c s (src/integrators/contact-programs.ts gives each scheme's base and c; implicit
+ * Euler: s = Δv, base = v, c = 1), then has the prescribed normal component z_i = (T_i − base_i·n_i)/c,
+ * and CG runs on the filtered system: x₀ = z,
  * r = S (b − A x₀), and S applied to every preconditioned residual and product, S_i = I − n_i n_iᵀ on
  * constrained particles (B&W's modified PCG). After the solve the constraint force is
- * λ_i n_i = ((A Δv − b)·n_i) n_i (A Δv = b + h f_c); λ < 0 (adhesion) releases the contact for the
- * next step, and Coulomb friction removes up to μ λ_i / m_i of the tangential velocity of v + Δv
+ * λ_i n_i = ((A s − b)·n_i) n_i (implicit Euler: A Δv = b + h f_c); λ < 0 (adhesion) releases the
+ * contact for the next step, and Coulomb friction removes up to μ ι λ_i / m_i of the tangential
+ * velocity of v₊ (ι the velocity change per unit λ/m: 1 for implicit Euler)
  * (Bridson, Fedkiw & Anderson 2002 §7.2: the tangential change is bounded by μ × the normal one).
  *
  * Explicit steps: after the step a particle behind a surface (g < 0) is moved onto it, an inward
@@ -29,8 +32,8 @@
  *
  * Kinematic colliders (src/backends/common/collider-poses.ts): every velocity above is relative
  * to the surface's, v − u (u of src/model/collider-pose.ts; Bridson et al. 2002 §7.2 work in the
- * collider's frame), so the prescribed Δv·n is u·n − max(g, 0)/h − v·n (the particle ends the step
- * on the moved surface, moving with it) and friction drives v + Δv towards u. `move` advances the
+ * collider's frame), so T = u·n − max(g, 0)/h (the particle ends the step on the moved surface,
+ * moving with it) and friction drives v₊ towards u. `move` advances the
  * colliders by h u after each step.
  */
 import { colliderVelocity } from '../../model/collider-pose.ts';
@@ -64,9 +67,13 @@ export class CpuContacts {
   readonly active: Uint8Array;
   /** Unit contact normals, [3n]. */
   readonly normal: Float64Array;
-  /** The prescribed normal component z_i of the solve's Δv, [n]. */
+  /** The normal velocity T_i each constrained particle must end the step with, m/s, [n]. */
   readonly target: Float64Array;
+  /** The prescribed normal component z_i of the next solve's unknown, [n]. */
+  private readonly prescribed: Float64Array;
   private readonly released: Uint8Array;
+  /** The constraint force λ of each contact in the last solve (units of the scheme's b). */
+  private readonly force: Float64Array;
   /** The gap of each constrained particle at detection, m. */
   private readonly gap: Float64Array;
   /** The collider of each constrained particle. */
@@ -83,8 +90,10 @@ export class CpuContacts {
   constructor(private readonly model: Model) {
     const n = model.particleCount;
     [this.active, this.released] = [new Uint8Array(n), new Uint8Array(n)];
-    [this.normal, this.target, this.gap] = [
+    [this.normal, this.target, this.prescribed, this.gap, this.force] = [
       new Float64Array(3 * n),
+      new Float64Array(n),
+      new Float64Array(n),
       new Float64Array(n),
       new Float64Array(n),
     ];
@@ -142,6 +151,7 @@ export class CpuContacts {
       const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], reach);
       const released = this.released[i];
       this.released[i] = 0;
+      this.force[i] = 0;
       if (!c) continue;
       const u = this.surfaceVelocity(c.collider, x, k);
       const vn =
@@ -151,7 +161,8 @@ export class CpuContacts {
       if (!held && onSurface && (released || vn > 1e-6 * h * gravity)) continue;
       this.active[i] = 1;
       this.normal.set(c.normal, k);
-      this.target[i] = -Math.max(c.gap, 0) / h - vn;
+      const un = u[0] * c.normal[0] + u[1] * c.normal[1] + u[2] * c.normal[2];
+      this.target[i] = un - Math.max(c.gap, 0) / h;
       this.gap[i] = c.gap;
       this.colliderOf[i] = c.collider;
       this.constrained[this.count++] = i;
@@ -159,21 +170,32 @@ export class CpuContacts {
   }
 
   /**
-   * u ← S u: the normal component removed on constrained particles. A u along n up to rounding
+   * u ← S u (or S `from`): the normal component removed on constrained particles. A u along n up to rounding
    * (|S u| ≤ FILTER_ROUNDING |u|) becomes 0: a float32 normal is unit only to ~6e-8, so S n is
    * not 0 but 1e-7 n, and CG, whose constrained residual is relative to the first filtered one,
    * would take that rounding for a direction and undo the constraint (measured on the GPU: a
    * particle riding a box mesh up was let fall, 4.3e-3 m in one step).
    */
-  filter(u: RealArray): void {
+  filter(u: RealArray, from: RealArray = u): void {
     for (let c = 0; c < this.count; c++) {
       const k = 3 * this.constrained[c]!;
-      const un = u[k]! * this.normal[k]! + u[k + 1]! * this.normal[k + 1]! + u[k + 2]! * this.normal[k + 2]!;
-      const f = [0, 1, 2].map((d) => u[k + d]! - un * this.normal[k + d]!);
+      const w = [from[k]!, from[k + 1]!, from[k + 2]!] as const;
+      const un = w[0] * this.normal[k]! + w[1] * this.normal[k + 1]! + w[2] * this.normal[k + 2]!;
+      const f = [0, 1, 2].map((d) => w[d]! - un * this.normal[k + d]!);
       const along =
-        f[0]! ** 2 + f[1]! ** 2 + f[2]! ** 2 <=
-        FILTER_ROUNDING ** 2 * (u[k]! ** 2 + u[k + 1]! ** 2 + u[k + 2]! ** 2);
+        f[0]! ** 2 + f[1]! ** 2 + f[2]! ** 2 <= FILTER_ROUNDING ** 2 * (w[0] ** 2 + w[1] ** 2 + w[2] ** 2);
       for (let d = 0; d < 3; d++) u[k + d] = along ? 0 : f[d]!;
+    }
+  }
+
+  /** The next solve's z_i = (T_i − n_i·base_i)/c for an unknown s with v₊ = base + c s. */
+  constrain(base: RealArray, c: number): void {
+    for (let j = 0; j < this.count; j++) {
+      const i = this.constrained[j]!;
+      const k = 3 * i;
+      const n = this.normal;
+      const bn = base[k]! * n[k]! + base[k + 1]! * n[k + 1]! + base[k + 2]! * n[k + 2]!;
+      this.prescribed[i] = (this.target[i]! - bn) / c;
     }
   }
 
@@ -182,35 +204,43 @@ export class CpuContacts {
     x.fill(0);
     for (let i = 0; i < this.active.length; i++)
       if (this.active[i])
-        for (let d = 0; d < 3; d++) x[3 * i + d] = this.target[i]! * this.normal[3 * i + d]!;
+        for (let d = 0; d < 3; d++) x[3 * i + d] = this.prescribed[i]! * this.normal[3 * i + d]!;
   }
 
   /**
-   * After the solve: `residual` = A Δv − b; releases adhesive contacts, applies friction to Δv
-   * (`solution`) with the velocity v, and moves particles behind a surface onto it (x).
+   * After the solve: `residual` = A s − b; keeps each contact's λ and releases adhesive ones, moves
+   * particles behind a surface onto it (x) — once: the gap is then 0, so a Newton loop's later
+   * iterations do not move them again — and, with `withFriction`, applies friction (below).
    */
-  respond(residual: RealArray, solution: RealArray, v: RealArray, x: RealArray): void {
-    const { model } = this;
-    const vNext = new Float64Array(3);
+  respond(residual: RealArray, solution: RealArray, base: RealArray, x: RealArray, c: number, impulse: number, withFriction: boolean): void {
     for (let i = 0; i < this.active.length; i++) {
       if (!this.active[i]) continue;
       const k = 3 * i;
       const n = this.normal.subarray(k, k + 3);
-      const u = this.surfaceVelocity(this.colliderOf[i]!, x, k);
       if (this.gap[i]! < 0) for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - this.gap[i]! * n[d]!;
+      this.gap[i] = Math.max(this.gap[i]!, 0);
       const lambda = residual[k]! * n[0]! + residual[k + 1]! * n[1]! + residual[k + 2]! * n[2]!;
+      this.force[i] = lambda;
       this.released[i] = lambda < 0 ? 1 : 0;
-      if (!(lambda > 0)) continue;
-      for (let d = 0; d < 3; d++) vNext[d] = v[k + d]! + solution[k + d]!;
-      friction(
-        vNext,
-        0,
-        n,
-        this.colliders[this.colliderOf[i]!]!.friction,
-        lambda / model.particleMass[i]!,
-        u,
-      );
-      for (let d = 0; d < 3; d++) solution[k + d] = vNext[d]! - v[k + d]!;
+    }
+    if (withFriction) this.friction(solution, base, x, c, impulse);
+  } // prettier-ignore
+
+  /**
+   * Coulomb friction of the last constraint forces λ: on v₊ = base + c s, up to μ ι λ / m of the
+   * tangential velocity relative to the surface removed, written back into s (`solution`).
+   */
+  friction(solution: RealArray, base: RealArray, x: RealArray, c: number, impulse: number): void {
+    const vNext = new Float64Array(3);
+    for (let i = 0; i < this.active.length; i++) {
+      const lambda = this.force[i]!;
+      if (!this.active[i] || !(lambda > 0)) continue;
+      const k = 3 * i;
+      const u = this.surfaceVelocity(this.colliderOf[i]!, x, k);
+      for (let d = 0; d < 3; d++) vNext[d] = base[k + d]! + c * solution[k + d]!;
+      const mu = this.colliders[this.colliderOf[i]!]!.friction;
+      friction(vNext, 0, this.normal.subarray(k, k + 3), mu, (impulse * lambda) / this.model.particleMass[i]!, u); // prettier-ignore
+      for (let d = 0; d < 3; d++) solution[k + d] = (vNext[d]! - base[k + d]!) / c;
     }
   }
 

@@ -4,7 +4,7 @@
  * linear-solver.ts, which mirror the WGSL kernels pass for pass. Keeps the solver statistics.
  */
 import { emptyStats, type SolverStats } from '../../integrators/implicit-options.ts';
-import type { NewtonQuantity, Op } from '../../integrators/program.ts';
+import { coefficientAt, type NewtonQuantity, type Op } from '../../integrators/program.ts';
 import type { ResolvedImplicitOptions } from '../../integrators/implicit-options.ts';
 import type { Model } from '../../model/model.ts';
 import type { RealArray } from '../common/stepper.ts';
@@ -22,7 +22,18 @@ import type { CpuSelfContact } from './self-contact.ts';
 
 type ImplicitOp = Extract<
   Op,
-  { op: 'jacobians' | 'rhs' | 'solve' | 'measure' | 'newton' | 'contacts' | 'contactForces' }
+  {
+    op:
+      | 'jacobians'
+      | 'rhs'
+      | 'solve'
+      | 'measure'
+      | 'newton'
+      | 'contacts'
+      | 'contactForces'
+      | 'contactFilter'
+      | 'contactFriction';
+  }
 >;
 
 export class CpuImplicitOps {
@@ -84,21 +95,36 @@ export class CpuImplicitOps {
       case 'newton':
         return this.newton(op);
       case 'contacts':
-        this.contacts!.detect(v(op.x), v(op.v), h);
+        if (op.detect) this.contacts!.detect(v(op.x), v(op.v), h);
+        this.contacts!.constrain(v(op.base), coefficientAt(op.scale, h));
         this.work.constraints = this.contacts;
         return;
-      case 'contactForces':
-        return this.contactForces(v(op.solution), v(op.rhs), v(op.v), v(op.x));
+      case 'contactFilter':
+        return this.contacts!.filter(v(op.vector), v(op.from ?? op.vector));
+      case 'contactForces': {
+        const [c, impulse] = [coefficientAt(op.scale, h), coefficientAt(op.impulse, h)];
+        return this.contactForces(v(op.solution), v(op.rhs), v(op.base), v(op.x), c, impulse, op.friction);
+      }
+      case 'contactFriction':
+        return this.contacts!.friction(v(op.solution), v(op.base), v(op.x), coefficientAt(op.scale, h), coefficientAt(op.impulse, h)); // prettier-ignore
     }
   } // prettier-ignore
 
   /** The last constrained solve's constraint forces (A Δv − b): releases and friction (contacts.ts). */
-  private contactForces(solution: RealArray, b: RealArray, v: RealArray, x: RealArray): void {
+  private contactForces(
+    solution: RealArray,
+    b: RealArray,
+    base: RealArray,
+    x: RealArray,
+    c: number,
+    impulse: number,
+    friction: boolean,
+  ): void {
     if (!this.work.constraints || !this.lastSystem) return;
     const { product: q, residual: r } = this.work;
     systemProduct(this.model, this.states, this.lastSystem, solution, q);
     for (let j = 0; j < r.length; j++) r[j] = q[j]! - b[j]!;
-    this.contacts!.respond(r, solution, v, x);
+    this.contacts!.respond(r, solution, base, x, c, impulse, friction);
     this.work.constraints = null;
   }
 

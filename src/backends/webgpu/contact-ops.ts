@@ -9,7 +9,7 @@
  * (collider-move.wgsl).
  */
 import { COLLIDER_SHAPES, SURFACE_SLACK, type ResolvedCollider } from '../../model/colliders.ts';
-import type { Op } from '../../integrators/program.ts';
+import { coefficientAt, type Op } from '../../integrators/program.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { kernels } from './kernels.ts';
 import { writeStruct, type StructLayout } from './layout.ts';
@@ -20,7 +20,7 @@ export class GpuContacts {
   private readonly colliders: GPUBuffer;
   /** Per particle: the contact normal n, w = 1 when constrained in the current solve. */
   readonly contactNormals: GPUBuffer;
-  /** Per particle: (prescribed Δv·n, gap, μ, released). */
+  /** Per particle: (T, the normal velocity to end the step with; gap; collider; λ of the last solve). */
   private readonly contactData: GPUBuffer;
   private readonly struct: StructLayout;
   private readonly stride: number;
@@ -75,32 +75,43 @@ export class GpuContacts {
     return [product(this.x.reference(op.solution, heads), w), this.respond(op, heads, w)];
   } // prettier-ignore
 
-  /** `contacts`: the constraints of the next solve at (x, v), x₀ = z written to `solutionRef`. */
+  /**
+   * `contacts`: the constraints of the next solve (found at (x, v) with `detect`), x₀ = z n written
+   * to `solutionRef`.
+   */
   detect(
     op: Extract<Op, { op: 'contacts' }>,
     heads: ReadonlyMap<string, number>,
     solutionRef: number,
   ): Dispatch {
     const gravity = Math.hypot(...this.x.model.gravity);
-    const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity }), true);
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
+    const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity, scale: coefficientAt(op.scale, h) }), true); // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
     return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
-  /** u ← S u for the arena vector `vectorRef`. */
-  filter(vectorRef: number): Dispatch {
-    return this.x.dispatch('contactFilter', 'contactFilter', 'particles', this.buffers, { vectorRef });
+  /** u ← S w for the arena vectors u = `vectorRef`, w = `fromRef` (default u) on constrained particles. */
+  filter(vectorRef: number, fromRef = vectorRef): Dispatch {
+    return this.x.dispatch('contactFilter', 'contactFilter', 'particles', this.buffers, {
+      vectorRef,
+      fromRef,
+    });
   }
 
-  /** `contactForces`, after A Δv was computed into `productRef`. */
+  /**
+   * `contactForces`, after A s was computed into `productRef`, or `contactFriction` (by the λ the
+   * last contactForces kept; no product).
+   */
   respond(
-    op: Extract<Op, { op: 'contactForces' }>,
+    op: Extract<Op, { op: 'contactForces' | 'contactFriction' }>,
     heads: ReadonlyMap<string, number>,
-    productRef: number,
+    productRef = 0,
   ): Dispatch {
     const ref = (name: string): number => this.x.reference(name, heads);
-    const constants = { xRef: ref(op.x), vRef: ref(op.v), solutionRef: ref(op.solution), rhsRef: ref(op.rhs), productRef }; // prettier-ignore
-    return this.x.dispatch('contactRespond', 'contactRespond', 'particles', this.buffers, constants);
+    const [rhsRef, mode] = op.op === 'contactForces' ? [ref(op.rhs), op.friction ? 0 : 1] : [0, 2];
+    const constants = { xRef: ref(op.x), vRef: ref(op.base), solutionRef: ref(op.solution), rhsRef, productRef, mode }; // prettier-ignore
+    const uniform = this.x.uniform('contactRespond', 'RespondOp', (h) => ({ scale: coefficientAt(op.scale, h), impulse: coefficientAt(op.impulse, h) }), true); // prettier-ignore
+    return this.x.dispatch('contactRespond', 'contactRespond', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
   /** `project` or `moveColliders` (one thread per collider: p += h u_p, q += h u_q). */

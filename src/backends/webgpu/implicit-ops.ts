@@ -211,6 +211,12 @@ export class GpuImplicitOps {
       }
       case 'newton':
         return this.compileNewton(op, heads, out);
+      case 'contactFilter':
+        out.push(this.x.contacts!.filter(ref(op.vector), ref(op.from ?? op.vector)));
+        return;
+      case 'contactFriction':
+        out.push(this.x.contacts!.respond(op, heads));
+        return;
       case 'contacts':
       case 'contactForces': {
         // `contacts` constrains the next solve; `contactForces` needs A Δv with the last one's system.

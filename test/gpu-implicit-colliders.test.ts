@@ -1,0 +1,119 @@
+/**
+ * Colliders in Newmark and backward Euler on WebGPU (Node, SwiftShader) against the CPU reference
+ * in float32 storage: the same program (src/integrators/contact-programs.ts) on both backends,
+ * shaders/contact-detect.wgsl and contact-respond.wgsl with each scheme's coefficients. Particles
+ * dropped on a plane and a sphere rest at the thickness, one on a 35° incline slides by
+ * ½ g (sin θ − μ cos θ) t², and a cloth dropped on a sphere follows the CPU and ends outside it.
+ */
+import { describe, expect, test } from 'vitest';
+import { createModel, createSimulation, type Model } from '../src/index.ts';
+import { colliderDistance } from '../src/internal.ts';
+import { expectClose } from './helpers/expect-close.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { clothOnSphere, THICKNESS } from './helpers/cloth-on-sphere.ts';
+
+const node = useNodeDevice((device) => device);
+const H = 1 / 60;
+
+const SHAPES = [
+  ['plane', { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }],
+  ['sphere', { shape: 'sphere', center: [0, -1, 0], radius: 1, thickness: THICKNESS }],
+] as const;
+
+/** Three free particles, 0.1 kg, dropped from 0.15–0.25 m. */
+function drops(collider: object): Model {
+  return createModel({ positions: [0.1, 0.2, 0, 0.3, 0.25, 0.2, -0.2, 0.15, -0.1], masses: [0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, colliders: [collider as never] }); // prettier-ignore
+}
+
+async function pair(model: Model, integrator: 'newmark' | 'backward-euler') {
+  // A cap of 100 CG iterations (these solves take ≤ 70): backward Euler's Newton loop is unrolled
+  // on the GPU, 11 iterations of a solve unrolled to its cap, and compiling it is most of the test.
+  const options = { integrator, dt: H, solver: 'pcg', tolerance: 1e-5, maxIterations: 100 } as const;
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
+  return { gpu, cpu };
+}
+
+const distances = (model: Model, positions: ArrayLike<number>): number[] =>
+  Array.from({ length: model.particleCount }, (_, i) => colliderDistance(model.colliders[0]!, [positions[3 * i]!, positions[3 * i + 1]!, positions[3 * i + 2]!]).distance); // prettier-ignore
+
+describe.each(['newmark', 'backward-euler'] as const)('%s', (integrator) => {
+  test.each(SHAPES)(
+    'particles dropped on a %s rest at the thickness on the GPU, as on the CPU',
+    async (_, shape) => {
+      const model = drops(shape);
+      const { gpu, cpu } = await pair(model, integrator);
+      try {
+        gpu.step(60);
+        cpu.step(60);
+        const [g, c] = [await gpu.readState(), await cpu.readState()];
+        // float32: the surface at the thickness to a few ulps of the coordinates (~1e-7 m).
+        for (const d of distances(model, g.positions)) expect(Math.abs(d - THICKNESS)).toBeLessThan(1e-6);
+        expect(Math.max(...g.velocities.map(Math.abs))).toBeLessThan(1e-5);
+        // The same float32 operations in another order: a few ulps of 0.2 m per step that moved it.
+        expectClose(g.positions, c.positions, 1e-6, `${integrator}: positions GPU vs CPU f32 (m)`);
+      } finally {
+        gpu.destroy();
+        cpu.destroy();
+      }
+    },
+    180_000,
+  );
+
+  test('on a 35° incline, μ = 0.5, the GPU slides as the CPU does, by ½ g (sin θ − μ cos θ) t²', async () => {
+    const t = (35 * Math.PI) / 180;
+    const n = [-Math.sin(t), Math.cos(t), 0];
+    const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
+    const { gpu, cpu } = await pair(model, integrator);
+    try {
+      gpu.step(60);
+      cpu.step(60);
+      const [g, c] = [await gpu.readState(), await cpu.readState()];
+      const down = [-Math.cos(t), -Math.sin(t), 0];
+      const along = [0, 1, 2].reduce(
+        (s, d) => s + (g.positions[d]! - model.particlePositions[d]!) * down[d]!,
+        0,
+      );
+      const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+      // As on the CPU (test/implicit-colliders.test.ts): within 1.5 h/T of ½ a T², T = 1 s.
+      expect(Math.abs(along / (0.5 * a) - 1)).toBeLessThan(1.5 * H);
+      expectClose(
+        g.positions,
+        c.positions,
+        1e-5 * along,
+        `${integrator}, incline: positions GPU vs CPU f32 (m)`,
+      );
+    } finally {
+      gpu.destroy();
+      cpu.destroy();
+    }
+  }, 180_000);
+
+  test('an 8² cloth dropped on a sphere: GPU = CPU f32 after the first contacts, then outside it', async () => {
+    const model = clothOnSphere(8, 0.4);
+    const { gpu, cpu } = await pair(model, integrator);
+    try {
+      // First contacts: step 8 (Newmark) and 7 (backward Euler, whose x₊ = x + h v₊ falls faster).
+      // At step 12 eight symmetric particles of Newmark's cloth leave the sphere with λ ≈ 0: each
+      // backend releases some of them and holds others, 5 mm apart after that step; so step 11.
+      const steps = 11;
+      gpu.step(steps);
+      cpu.step(steps);
+      const [g, c] = [await gpu.readState(), await cpu.readState()];
+      const fall = 0.4 - Math.min(...c.positions.filter((_, k) => k % 3 === 1));
+      // Solves to 1e-5 (relative, float32): within 0.01 % of the fall, as implicit Euler's test.
+      expectClose(g.positions, c.positions, 1e-4 * fall, `${integrator}: positions GPU vs CPU f32 after ${steps} steps (m)`); // prettier-ignore
+      gpu.step(40 - steps);
+      const late = await gpu.readState();
+      const stats = (await gpu.readSolverStats())!;
+      const closest = Math.min(...distances(model, late.positions));
+      console.log(`${integrator}, 8² cloth on a sphere (GPU): fall ${fall.toFixed(3)} m at step ${steps}; after 40 steps closest ${closest.toExponential(4)} m, ${stats.newtonIterations} Newton iterations (${stats.unconvergedSteps} steps, ${stats.unconvergedSolves} solves unconverged)`); // prettier-ignore
+      // Every step ends with nothing behind the surface (the end-of-step projection), to float32.
+      expect(closest).toBeGreaterThan(THICKNESS - 1e-6);
+      expect(Math.min(...late.positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.25); // draped
+    } finally {
+      gpu.destroy();
+      cpu.destroy();
+    }
+  }, 240_000);
+});
