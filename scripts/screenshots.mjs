@@ -66,8 +66,9 @@ try {
       const [x, y] = await at.jsonValue();
       await page.mouse.move(x, y);
       await page.mouse.down();
-      // A step a frame: the held particle moves to the pointer in one step (a jump of a metre
-      // stretches its springs past the demo's 10× check).
+      // A step a frame, so that the held particle keeps up with the pointer (the page moves it at
+      // most 2 rest lengths a substep, examples/cloth/drag.ts MAX_STEP_RESTS: a jump of a metre
+      // would trail it).
       for (let k = 1; k <= 20; k++) {
         const frames = await page.evaluate(() => window.__weft.frames);
         await page.mouse.move(x + (k * drag.by[0]) / 20, y + (k * drag.by[1]) / 20);
