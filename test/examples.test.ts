@@ -320,6 +320,19 @@ test('the cloth demo names the link parameters it cannot apply, and runs the res
   await page.close();
 });
 
+test('the cloth demo given ?scene=character&size=64 (no dt) takes the step its contacts need', async () => {
+  const { page, errors } = await open('/examples/cloth/?scene=character&size=64&pins=none&solver=pcg&maxIterations=40'); // prettier-ignore
+  await waitForFrames(page, errors, 2);
+  const [dt, substeps] = (await page.evaluate(() => ['dt', 'substeps'].map((id) => Number((document.getElementById(id) as HTMLInputElement).value)))) as [number, number]; // prettier-ignore
+  // (1/240 s) × 31/63 (the 32² step scaled with the spacing) to 3 digits; 1/60 s of substeps.
+  expect(dt).toBe(0.00205);
+  expect(substeps).toBe(9);
+  expect(await page.$eval('#stepHint', (e) => e.textContent)).toContain("Weft's contacts keep this cloth whole at dt ≲ 0.0021 s"); // prettier-ignore
+  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('the cloth demo stops a diverging integrator, says so, and draws no cloth', async () => {
   const { page, errors } = await open(
     '/examples/cloth/?size=32&integrator=explicit-euler&dt=0.002&substeps=2',

@@ -30,6 +30,7 @@ import { ColliderView } from './collider-view.ts';
 import { colliderPoses, drawnColliders, isLibraryScene, withWorld } from './world.ts';
 import {
   buildModel,
+  contactStepLimit,
   explicitStepLimit,
   sceneLabel,
   sceneSurface,
@@ -181,9 +182,12 @@ function readSettings(): Settings {
 
 function showStepHint(settings: Settings): void {
   const limit = explicitStepLimit(settings);
-  element('stepHint').textContent = isImplicit(settings.integrator)
-    ? `Implicit: stable at large dt; CG iterations bound the cost. Explicit schemes would need dt ≲ ${limit.toPrecision(2)} s here.`
-    : `Explicit: stable for dt ≲ ${limit.toPrecision(2)} s on this cloth (2/ω_max; explicit-euler only with enough damping); ${Math.ceil(FRAME_TIME / limit)}+ substeps per frame for real time.`;
+  const contacts = contactStepLimit(settings);
+  element('stepHint').textContent =
+    (isImplicit(settings.integrator)
+      ? `Implicit: stable at large dt; CG iterations bound the cost. Explicit schemes would need dt ≲ ${limit.toPrecision(2)} s here.`
+      : `Explicit: stable for dt ≲ ${limit.toPrecision(2)} s on this cloth (2/ω_max; explicit-euler only with enough damping); ${Math.ceil(FRAME_TIME / limit)}+ substeps per frame for real time.`) +
+    (Number.isFinite(contacts) ? ` Weft's contacts keep this cloth whole at dt ≲ ${contacts.toPrecision(2)} s (scenes.ts contactStepLimit).` : ''); // prettier-ignore
   input('maxIterations').disabled = !isImplicit(settings.integrator);
   input('solver').disabled = !isImplicit(settings.integrator);
   input('tolerance').disabled = !isImplicit(settings.integrator);
@@ -192,6 +196,19 @@ function showStepHint(settings: Settings): void {
   input('pins').disabled = settings.scene === 'flag'; // pinned along its pole
   input('sphere').disabled = isLibraryScene(settings.scene);
   input('colliders').disabled = !isLibraryScene(settings.scene);
+}
+
+/**
+ * In the character scene, a step no larger than its contacts allow (contactStepLimit), and with
+ * `substeps`, the substeps for real time; a smaller step stays.
+ */
+function fitContactStep(substeps: boolean): void {
+  const settings = readSettings();
+  const limit = contactStepLimit(settings);
+  if (!(settings.dt > 1.001 * limit)) return;
+  const dt = Number(limit.toPrecision(3));
+  input('dt').value = String(dt);
+  if (substeps) input('substeps').value = String(Math.min(1000, Math.ceil(FRAME_TIME / dt)));
 }
 
 /** On a change between explicit and implicit schemes, a step and substeps that suit the new one. */
@@ -272,6 +289,7 @@ async function main(): Promise<void> {
     if (!link.values.has('substeps'))
       input('substeps').value = String(Math.min(1000, Math.ceil(FRAME_TIME / dt)));
   }
+  if (!link.values.has('dt')) fitContactStep(!link.values.has('substeps'));
   let settings = readSettings();
   showStepHint(settings);
 
@@ -418,6 +436,7 @@ async function main(): Promise<void> {
       // Each cloth's usual pins: the skirt by its waist, the square by two corners.
       input('pins').value = readSettings().scene === 'garment' ? 'top-edge' : 'top-corners';
     }
+    if (id === 'scene' || id === 'size' || id === 'integrator') fitContactStep(true);
     // Weft's wind is part of the model: in the library scenes it makes a new simulation.
     if (id === 'substeps' || ((id === 'wind' || id === 'sphere') && !isLibraryScene(readSettings().scene))) {
       applyLiveSettings();

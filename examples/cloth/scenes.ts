@@ -191,6 +191,21 @@ export function explicitStepLimit(settings: SceneSettings): number {
   return 2 / Math.sqrt(omega2);
 }
 
+/**
+ * The largest step at which Weft's contacts leave the character scene's square uncrumpled, s:
+ * 1/240 s at 32², scaled with the spacing, (1/240) × 31/(size − 1); no limit in the other scenes.
+ * Weft's implicit contacts (src/backends/cpu/contacts.ts detect, shaders/contact-detect.wgsl) pull
+ * a particle within one step's reach, h (|v| + the fastest collider's speed) + h² |g|, onto the
+ * surface, at −gap/h; its contact force then pulls inwards, which releases it for the next step,
+ * and it ends that step up to h |v| behind the surface, from where it is moved back out — a jump
+ * of h |v| against springs of rest length l = 3.15 m/(size − 1). Measured (CPU, implicit Euler,
+ * multigrid CG to 1e-3, the page's 1/240 s): 32² settles at 2–11 J of spring energy, 48² spikes
+ * to 445 J at 0.8 s, 64² reaches 1,098 J; 64² at 1/480 s (h |v|/l as at 32²) settles at 8–13 J.
+ */
+export function contactStepLimit(settings: SceneSettings): number {
+  return settings.scene === 'character' ? (1 / 240) * (31 / (settings.size - 1)) : Infinity;
+}
+
 /** Drawn surfaces, made once per scene and size (the renderer keeps their buffers while they stay). */
 const meshes = new Map<string, ClothMesh>();
 
