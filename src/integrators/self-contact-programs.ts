@@ -5,9 +5,10 @@
  * (`selfFailSafe`), the last op that moves a particle. The pairs' repulsion needs no op: every
  * `eval`, `jacobians`, `rhs` and system product of the step includes it.
  *
- * Implicit Euler and every explicit and multistep scheme take it. The other implicit schemes solve
- * for other unknowns and are not tested with it yet, adaptive ones retry steps (the pair list is
- * the step's): they refuse it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
+ * Implicit Euler, Newmark, backward Euler (its Newton loop re-evaluates the pairs' terms at each
+ * iterate; the list is the step's) and every explicit and multistep scheme take it
+ * (test/implicit-self-contact.test.ts). The variational scheme is not tested with it yet, adaptive
+ * ones retry steps (the pair list is the step's): they refuse it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
  */
 import { WeftInputError } from '../core/errors.ts';
 import { INTEGRATORS, type IntegratorName } from './catalog.ts';
@@ -19,8 +20,8 @@ export function requireSelfContactSupport(enabled: boolean, integrator: Integrat
   const family = INTEGRATORS[integrator].family;
   if (family === 'adaptive')
     throw new WeftInputError('selfCollision', `is not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
-  if (family === 'implicit' && integrator !== 'implicit-euler')
-    throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', or an explicit or multistep integrator`);
+  if (integrator === 'variational-symplectic-implicit')
+    throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', 'newmark', 'backward-euler', or an explicit or multistep integrator`);
 } // prettier-ignore
 
 /** The vector that holds the positions a step starts from (the fail-safe's reference). */
