@@ -1,13 +1,17 @@
 // Self-collision fail-safe, each free particle's truncation in a sweep (CPU mirror: truncation and
 // sweepOnce, src/backends/cpu/self-fail-safe.ts), one thread per particle: over its pairs (the
 // detection's incidence) the sweep's move m = s (x − x₀) toward each pair's plane (self-fail-planes.wgsl)
-//   τ = max(room, 0) / approach,   t = min(t, max(0, min(0.85 τ, τ − 10⁻³))) where 0.85 τ < 1,
+//   τ = max(room, 0) / approach,   t = min(t, max(0, min(0.85 τ, τ − 10⁻³))) where 0.85 τ < 1 − SETTLE,
 // t = 0 when it approaches a frozen pair's plane. t < 1: s ← s t (`phase` 1) or s ← 0 (`phase` 2),
 // and the sweep is not settled (CONTROL_CHANGED).
 
 override phase: u32 = 1u;
 
 const RELAXATION: f32 = 0.85;
+// A move is shortened only where 0.85 τ < 1 − SETTLE (CPU SETTLE): one shortened to 0.85 τ finds
+// 0.85 τ' = 1 ± a few ulps in the next sweep, and was shortened again by an ulp, forcing another
+// sweep; let be, its corner stops at 0.85 / (1 − SETTLE) of the way to the plane.
+const SETTLE: f32 = 1e-5;
 
 @group(0) @binding(6) var<storage, read> selfPairs: array<u32>;
 @group(0) @binding(7) var<storage, read> particleInvMass: array<f32>;
@@ -39,7 +43,7 @@ fn selfFailTruncateMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
       break;
     }
     let tau = max(room, 0.0) / approach;
-    if (RELAXATION * tau < 1.0) {
+    if (RELAXATION * tau < 1.0 - SETTLE) {
       t = min(t, max(0.0, min(RELAXATION * tau, tau - 1e-3)));
     }
   }

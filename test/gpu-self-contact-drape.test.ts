@@ -85,6 +85,23 @@ function restCellsSpanned(model: Model, x: Float64Array, moves: Float64Array, sl
   return (2 * (r + 2 * reachMax + Math.max(radius(x), 2 * halfEdge(x)))) / restCell;
 }
 
+/**
+ * How many pairs of the step-start listing at the GPU's state lie within δ of the listing's bound
+ * (dist − (r + max |m_i − m_j| + slack), CpuSelfContact.listPairs, float64), δ = 2 (|Δx| + h |Δv|)
+ * between the two backends' states + float32's 1e-5 (1 + |x|∞) (design §3): those a backend may
+ * list or not, so the pair counts may differ by at most as many.
+ */
+function boundaryPairs(model: Model, gpu: { positions: Float64Array; velocities: Float64Array }, cpu: { positions: Float64Array; velocities: Float64Array }): number {
+  const delta = 2 * (maxDiff(gpu.positions, cpu.positions) + H * maxDiff(gpu.velocities, cpu.velocities)) + 1e-5 * (1 + Math.max(...gpu.positions.map(Math.abs))); // prettier-ignore
+  const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+  const motion = Float64Array.from(gpu.velocities, (value) => H * value);
+  const slack = model.selfCollision!.thickness / 2 + H * H * GRAVITY;
+  contact.listPairs(gpu.positions, motion, slack + delta);
+  const within = contact.count;
+  contact.listPairs(gpu.positions, motion, slack - delta);
+  return within - contact.count;
+} // prettier-ignore
+
 /** Per step k: the GPU's state at its start, and the pairs the CPU listed. */
 interface Trace {
   readonly starts: { positions: Float64Array; velocities: Float64Array }[];
@@ -94,7 +111,7 @@ interface Trace {
 let trace: Trace | undefined;
 
 describe('a cloth thrown onto a sphere at 5 m/s (16², implicit Euler, h = 1/60): the fast drape that stopped the GPU', () => {
-  test(`${STEPS} steps on WebGPU: the CPU f32's pairs, truncations and undone moves every step; positions within twice the CPU's own float32 rounding`, async () => {
+  test(`${STEPS} steps on WebGPU: the CPU f32's truncations and undone moves every step, its pairs but those at the bound; positions within twice the CPU's own float32 rounding`, async () => {
     const model = thrownCloth(16, SPEED);
     const gpu = await createSimulation(model, { ...OPTIONS, backend: 'webgpu', device: node.runner() });
     const cpu = await createSimulation(model, { ...OPTIONS, backend: 'cpu', precision: 'f32' });
@@ -109,6 +126,7 @@ describe('a cloth thrown onto a sphere at 5 m/s (16², implicit Euler, h = 1/60)
       let [epsilon, spanned, pairs] = [0, 0, 0];
       for (let step = 1; step <= STEPS; step++) {
         const before = await gpu.readState();
+        const cpuBefore = await cpu.readState();
         const r = model.selfCollision!.thickness;
         const listing = Float64Array.from(before.velocities, (value) => H * value);
         spanned = Math.max(
@@ -128,7 +146,10 @@ describe('a cloth thrown onto a sphere at 5 m/s (16², implicit Euler, h = 1/60)
         result.starts.push(before);
         result.pairs.push(sb.pairs);
         lines.push(`step ${step}: pairs ${sa.pairs}/${sb.pairs}, truncated ${sa.truncated}/${sb.truncated}, undone ${sa.undone}/${sb.undone}, sweeps ${sa.sweeps}/${sb.sweeps} (GPU/CPU f32); |Δx| GPU−CPU f32 ${dx.toExponential(2)} m ≤ ${tolerance.toExponential(2)} (CPU f64−f32 ${maxDiff(c.positions, b.positions).toExponential(2)})`); // prettier-ignore
-        expect([sa.pairs, sa.truncated, sa.undone, sa.frozen, sa.pinched], `step ${step}`).toEqual([sb.pairs, sb.truncated, sb.undone, sb.frozen, sb.pinched]); // prettier-ignore
+        const band = sa.pairs === sb.pairs ? 0 : boundaryPairs(model, before, cpuBefore);
+        if (band > 0) lines.push(`  step ${step} started with ${band} pairs within float32's and the states' difference of the listing's bound`); // prettier-ignore
+        expect(Math.abs(sa.pairs - sb.pairs), `step ${step}: pairs ${sa.pairs}/${sb.pairs}`).toBeLessThanOrEqual(band); // prettier-ignore
+        expect([sa.truncated, sa.undone, sa.frozen, sa.pinched], `step ${step}`).toEqual([sb.truncated, sb.undone, sb.frozen, sb.pinched]); // prettier-ignore
         expect(dx, `step ${step}`).toBeLessThanOrEqual(tolerance);
         pairs = Math.max(pairs, sb.pairs);
       }

@@ -17,7 +17,7 @@
  * from every point of P₂, since a point's move is a convex combination of its corners'. Shortening
  * moves changes the relative moves, so the list is made again from the shortened moves (a sweep)
  * until no move shortens. A pair's plane is placed by the whole moves, so it stays where it was in
- * every sweep, and a move shortened to 0.85 τ is not shortened again; t only falls. If the sweeps
+ * every sweep, and a move shortened to 0.85 τ is not shortened again (SETTLE); t only falls. If the sweeps
  * have not settled within
  * MAX_SWEEPS, the step's moves are undone (x₀ had no intersection), counted as `undone`.
  * No step therefore creates an intersection between triangles that share no vertex.
@@ -27,6 +27,15 @@ import type { RealArray } from './passes.ts';
 
 /** The share of the way to a plane a particle may go (Newton's relaxation). */
 const RELAXATION = 0.85;
+/**
+ * A move is shortened only where 0.85 τ < 1 − SETTLE. A move shortened to 0.85 τ finds
+ * 0.85 τ' = 1 in the next sweep (τ' = τ / (0.85 τ)), which rounding puts a few ulps either side
+ * of 1 (float32: ± 3e-7); without the margin it was shortened again by an ulp and forced one more
+ * sweep (a whole detection). Letting such a move be costs nothing: its corner stops at
+ * 0.85 / (1 − SETTLE) of the way to the plane, still on its side. Issue 13; as
+ * self-fail-truncate.wgsl.
+ */
+const SETTLE = 1e-5;
 /** Pairs closer than this (× (1 + |x|∞)) at the start freeze their particles for the step. */
 const FREEZE = 4e-5;
 
@@ -150,7 +159,7 @@ function truncation(contact: CpuSelfContact, i: number, moves: Float64Array, pla
     if (approach <= 0) continue;
     if (frozen[e]) return 0; // too close to trust a plane: only moves apart
     const tau = Math.max(room, 0) / approach;
-    if (RELAXATION * tau < 1) t = Math.min(t, Math.max(0, Math.min(RELAXATION * tau, tau - 1e-3)));
+    if (RELAXATION * tau < 1 - SETTLE) t = Math.min(t, Math.max(0, Math.min(RELAXATION * tau, tau - 1e-3))); // prettier-ignore
   }
   return t;
 } // prettier-ignore
