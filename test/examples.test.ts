@@ -320,6 +320,19 @@ test('the cloth demo names the link parameters it cannot apply, and runs the res
   await page.close();
 });
 
+test('the cloth demo given a link Weft refuses drops the setting it names, says why, and runs', async () => {
+  // Each value is valid alone; Weft has no self-collision in variational-symplectic-implicit.
+  const { page, errors } = await open('/examples/cloth/?size=32&integrator=variational-symplectic-implicit&selfCollision=0.02&dt=0.0166667&substeps=1&maxIterations=40'); // prettier-ignore
+  await waitForFrames(page, errors, 3);
+  expect(await page.evaluate(() => window.__weft!.notice)).toMatch(
+    /^Not applied from the link \(the default is used\): selfCollision=0\.02: selfCollision is not supported by 'variational-symplectic-implicit'/,
+  );
+  expect(await page.$eval('#selfCollision', (e) => (e as HTMLInputElement).value)).toBe('0');
+  await page.waitForFunction(() => /^variational-symplectic-implicit · 32×32 cloth/.test(document.getElementById('stats')!.textContent ?? ''), { timeout: 20_000 }); // prettier-ignore
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('the cloth demo given ?scene=character&size=64 (no dt) takes the step its contacts need', async () => {
   const { page, errors } = await open('/examples/cloth/?scene=character&size=64&pins=none&solver=pcg&maxIterations=40'); // prettier-ignore
   await waitForFrames(page, errors, 2);

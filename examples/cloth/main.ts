@@ -346,7 +346,7 @@ async function main(): Promise<void> {
    * Makes a new simulation: from scratch ('reset'), or from the current state ('continue'). Returns
    * null, or why Weft refused the settings (then the last simulation runs on, and the notice says so).
    */
-  const rebuild = async (kind: 'reset' | 'continue'): Promise<string | null> => {
+  const rebuild = async (kind: 'reset' | 'continue'): Promise<WeftInputError | null> => {
     const next = readSettings();
     showStepHint(next);
     const old = scene;
@@ -367,7 +367,7 @@ async function main(): Promise<void> {
       } catch (error) {
         if (!(error instanceof WeftInputError)) throw error;
         status.notify(`Not applied: ${error.message}`);
-        return error.message;
+        return error;
       }
       if (old) {
         scene = null;
@@ -464,14 +464,28 @@ async function main(): Promise<void> {
 
   const refused = await rebuild('reset');
   if (refused !== null) {
-    // Weft refused what the link asked for (each value valid alone, e.g. a step an explicit scheme
-    // cannot take with self-collision): run the defaults rather than nothing, and say why.
-    for (const [control, value] of defaults) {
-      if (typeof value === 'boolean') (control as HTMLInputElement).checked = value;
-      else control.value = value;
+    // Weft refused what the link asked for, each value valid alone (e.g. self-collision with an
+    // integrator that has none): the control the error names back to its default, or else every
+    // control, rather than no cloth; the notice says why.
+    const restore = (which: typeof defaults): void => {
+      for (const [control, value] of which) {
+        if (typeof value === 'boolean') (control as HTMLInputElement).checked = value;
+        else control.value = value;
+      }
+    };
+    const named = defaults.filter(([control]) => control.id === refused.field.split(/[.[]/)[0]);
+    const linkValue = (c: HTMLInputElement | HTMLSelectElement): string =>
+      c instanceof HTMLInputElement && c.type === 'checkbox' ? (c.checked ? '1' : '0') : c.value;
+    const asked = named[0] ? `${named[0][0].id}=${linkValue(named[0][0])}` : '';
+    const why = refused.message.replace(`${refused.field}: `, '');
+    restore(named);
+    linkNotice = `Not applied from the link (the default is used): ${asked}: ${refused.field} ${why}`;
+    const again = named.length > 0 ? await rebuild('reset') : refused;
+    if (again !== null) {
+      restore(defaults);
+      linkNotice = `The link's settings were not applied (the defaults are used): ${refused.message}`;
+      await rebuild('reset');
     }
-    linkNotice = `The link's settings were not applied (the defaults are used): ${refused}`;
-    await rebuild('reset');
   }
 
   // Measurements over windows of about half a second.
