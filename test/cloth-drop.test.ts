@@ -1,10 +1,11 @@
 /**
  * Issue 13's drop, checked: a 1 m cloth of 64² particles dropped 3 cm onto a sphere over a floor
  * (the scene of bench/lib/contacts-scene.mjs), implicit Euler at dt = 1/60 s, multigrid CG to
- * 1e-3, on the CPU (float64). With colliders and self-collision it comes to rest over the sphere
- * with no particle inside it and no two triangles through each other (the exact triangle–triangle
- * test over the final frame); with colliders alone the same drop folds the cloth through itself,
- * which shows the check bites. `npm run bench:contacts` gives the costs, and 128² and 256².
+ * 1e-3, on the CPU (float64). With colliders and self-collision it drapes over the sphere with
+ * no particle inside it and no two triangles through each other (the exact triangle–triangle
+ * test over the final frame). With colliders alone the same drop ends with 399–576 intersecting
+ * pairs (bench/contacts.mjs; not repeated here, 40 s of CI: test/self-contact.test.ts shows the
+ * check biting on a collapsing cloth). `npm run bench:contacts` gives the costs, 128² and 256².
  */
 import { describe, expect, it } from 'vitest';
 import { buildCloth, createSimulation, withColliders, withSelfCollision, type Model } from '../src/index.ts';
@@ -89,15 +90,8 @@ describe(`a ${N}² cloth dropped on a sphere (implicit Euler, 1/60 s, multigrid;
     expect(selfIntersections(positions, model.triangleIndices), 'intersecting triangle pairs').toEqual([]);
     // Draped: gravity alone would have the cloth at 19.6 m/s by now. It is not quite still: from
     // step 60 to 160 its rms speed stays at 5–11 cm/s (0.062 m/s at step 120), its fastest particle
-    // at 0.4–0.9 m/s, folds and corners still moving on the sphere and the floor.
+    // at 0.4–0.9 m/s, folds and corners still moving on the sphere and the floor (one cause, at
+    // the sphere's foot: reports/design/contact-release-cycle.md).
     expect(rmsSpeed(velocities), 'rms speed, m/s').toBeLessThan(0.25);
-  }, 300_000);
-
-  it('with colliders alone the same drop ends with triangles through each other (the check bites)', async () => {
-    const { model, positions, unconverged } = await drop(false);
-    expect(unconverged).toBe(0);
-    expect(closestToSphere(positions)).toBeGreaterThan(0.5 * THICKNESS);
-    // bench/contacts.mjs measured 399–576 intersecting pairs in this frame.
-    expect(selfIntersections(positions, model.triangleIndices).length).toBeGreaterThan(50);
   }, 300_000);
 });
