@@ -90,8 +90,8 @@ describe(`a ${N}² cloth dropped on a sphere (implicit Euler, 1/60 s, multigrid;
     expect(selfIntersections(positions, model.triangleIndices), 'intersecting triangle pairs').toEqual([]);
     // Draped: gravity alone would have the cloth at 19.6 m/s by now. It is not quite still: from
     // step 60 to 160 its rms speed stays at 5–11 cm/s (0.062 m/s at step 120), its fastest particle
-    // at 0.4–0.9 m/s, folds and corners still moving on the sphere and the floor (one cause, at
-    // the sphere's foot: reports/design/contact-release-cycle.md).
+    // at 0.4–0.9 m/s, folds and corners still moving on the sphere and the floor (a candidate cause, shown at
+    // μ = 0 at the sphere's foot: reports/design/contact-release-cycle.md).
     expect(rmsSpeed(velocities), 'rms speed, m/s').toBeLessThan(0.25);
   }, 300_000);
 });
