@@ -3,13 +3,16 @@
 // it, an inward normal velocity (v − u)·n < 0 removed (Δv_n = −(v − u)·n, u the surface's
 // velocity), Coulomb friction removes up to μ Δv_n of the tangential velocity relative to the
 // surface, and that change is taken back from the step's motion (x += h Δv_t, exact for
-// symplectic Euler's x₊ = x + h v₊).
+// symplectic Euler's x₊ = x + h v₊). With `slack` > 0, only a particle behind by more than
+// rounding, g < −slack (1 + |x|∞) (the implicit schemes': src/integrators/program.ts, `project`).
 
 struct ProjectOp {
   h: f32,  // the step, s
 }
 
 // xRef, vRef (program-vectors.wgsl): the state projected.
+
+override slack: f32 = 0.0;  // SURFACE_SLACK of src/model/colliders.ts, or 0
 
 @group(0) @binding(5) var<uniform> op: ProjectOp;
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;  // 1/kg; 0: fixed
@@ -21,7 +24,7 @@ fn contactProjectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
     return;
   }
   var x = loadVector(xRef, i);
-  let c = nearestContact(x, 0.0);
+  let c = nearestContact(x, -slack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z))));
   if (c.collider < 0) {
     return;
   }

@@ -121,9 +121,12 @@ export type Op =
   | { readonly op: 'contactFilter'; readonly vector: string; readonly from?: string }
   /**
    * Explicit integrators' contacts, after the step: a particle behind a surface is moved onto it,
-   * its inward normal velocity removed, and friction applied with that velocity change.
+   * its inward normal velocity removed, and friction applied with that velocity change. With
+   * `slack`, only one behind it by more than rounding (gap < −SURFACE_SLACK (1 + |x|∞)): the
+   * implicit schemes' constrained contacts end the step on the surface moving inwards at max(g, 0)/h,
+   * and projecting them or not would hang on the rounding of g ≈ 0.
    */
-  | { readonly op: 'project'; readonly x: string; readonly v: string }
+  | { readonly op: 'project'; readonly x: string; readonly v: string; readonly slack?: boolean }
   /**
    * Kinematic colliders: each collider advances by h u over the step, u its velocity
    * (src/backends/common/collider-poses.ts; 0 for a collider at rest).

@@ -247,15 +247,17 @@ export class CpuContacts {
   /**
    * Explicit steps, after a step of h: positions onto the surfaces, inward normal velocity
    * removed, friction; the tangential velocity friction removed is taken back from the step's
-   * motion too (x −= h Δv_t, exact for symplectic Euler's x₊ = x + h v₊).
+   * motion too (x −= h Δv_t, exact for symplectic Euler's x₊ = x + h v₊). With `slack`, only
+   * particles behind a surface by more than rounding (program.ts, `project`).
    */
-  project(x: RealArray, v: RealArray, h: number): void {
+  project(x: RealArray, v: RealArray, h: number, slack = false): void {
     const { model } = this;
     const before = new Float64Array(3);
     for (let i = 0; i < model.particleCount; i++) {
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
-      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], 0);
+      const behind = slack ? -SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!))) : 0; // prettier-ignore
+      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], behind);
       if (!c) continue;
       const n = c.normal;
       const u = this.surfaceVelocity(c.collider, x, k);
