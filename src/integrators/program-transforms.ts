@@ -1,0 +1,110 @@
+/**
+ * Programs rewritten (src/integrators/program.ts): vector names mapped, and steps scaled. Step
+ * doubling (adaptive-programs.ts) builds its half steps and its renamed full step from any
+ * fixed-step program with these.
+ */
+import type { Coefficient, Op } from './program.ts';
+
+/** `ops` with every vector name mapped (ring entries and `x`, `v` included). */
+export function renameOps(ops: readonly Op[], rename: (name: string) => string): Op[] {
+  return ops.map((op): Op => {
+    switch (op.op) {
+      case 'eval':
+        return { ...op, x: rename(op.x), v: rename(op.v), a: rename(op.a) };
+      case 'combine':
+        return {
+          op: 'combine',
+          outputs: op.outputs.map((o) => ({
+            to: rename(o.to),
+            terms: o.terms.map(([c, n]) => [c, rename(n)] as const),
+          })),
+        };
+      case 'norm':
+        return {
+          ...op,
+          error: [rename(op.error[0]), rename(op.error[1])],
+          start: [rename(op.start[0]), rename(op.start[1])],
+          end: [rename(op.end[0]), rename(op.end[1])],
+        };
+      case 'jacobians':
+        return { ...op, x: rename(op.x), v: rename(op.v) };
+      case 'rhs':
+        return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra) };
+      case 'solve':
+        return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
+      case 'contacts':
+        return {
+          ...op,
+          x: rename(op.x),
+          v: rename(op.v),
+          solution: rename(op.solution),
+          base: rename(op.base),
+        };
+      case 'project':
+      case 'selfContacts':
+        return { ...op, x: rename(op.x), v: rename(op.v) };
+      case 'selfFailSafe':
+        return { ...op, x: rename(op.x), v: rename(op.v), start: rename(op.start) };
+      case 'aero':
+        return { ...op, x: rename(op.x), v: rename(op.v), to: rename(op.to) };
+      case 'strainCorrection':
+        return { ...op, x: rename(op.x), to: rename(op.to) };
+      case 'contactFilter':
+        return { ...op, vector: rename(op.vector), ...(op.from ? { from: rename(op.from) } : {}) };
+      case 'contactFriction':
+        return { ...op, solution: rename(op.solution), base: rename(op.base), x: rename(op.x) };
+      case 'contactForces':
+        return {
+          ...op,
+          solution: rename(op.solution),
+          rhs: rename(op.rhs),
+          base: rename(op.base),
+          x: rename(op.x),
+        };
+      case 'measure':
+        return {
+          op: 'measure',
+          quantities: Object.fromEntries(Object.entries(op.quantities).map(([q, n]) => [q, rename(n)])),
+        };
+      case 'newton':
+        return {
+          ...op,
+          begin: renameOps(op.begin, rename),
+          residual: renameOps(op.residual, rename),
+          update: renameOps(op.update, rename),
+        };
+      default:
+        return op;
+    }
+  });
+}
+
+/**
+ * `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h) (combinations,
+ * right-hand sides and linear systems alike).
+ */
+export function scaleStep(ops: readonly Op[], factor: number): Op[] {
+  const scaled = (c: Coefficient): Coefficient => (typeof c === 'number' ? c : (h: number) => c(factor * h));
+  return ops.map((op): Op => {
+    if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
+    if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
+    if (op.op === 'aero' || op.op === 'contacts') return { ...op, scale: scaled(op.scale) };
+    if (op.op === 'contactForces' || op.op === 'contactFriction')
+      return { ...op, scale: scaled(op.scale), impulse: scaled(op.impulse) };
+    if (op.op === 'newton')
+      return {
+        ...op,
+        begin: scaleStep(op.begin, factor),
+        residual: scaleStep(op.residual, factor),
+        update: scaleStep(op.update, factor),
+      };
+    if (op.op !== 'combine') return op;
+    return {
+      op: 'combine',
+      outputs: op.outputs.map((o) => ({
+        to: o.to,
+        terms: o.terms.map(([c, n]) => [scaled(c), n] as const),
+      })),
+    };
+  });
+}
