@@ -1,7 +1,9 @@
 // After a constrained solve, one thread per particle (CPU mirror: CpuContacts.respond and
 // friction): a particle behind a surface is moved onto it (x), once (its gap is then 0); the
 // constraint force λ n, λ = (A s − b)·n (A s in productRef), kept in contactData.w; λ < 0
-// (adhesion) releases the contact for the next step; λ > 0 bounds Coulomb friction on
+// (adhesion) releases the contact for the next step, unless the particle was behind the surface by
+// more than the slack (its forces were taken where it was, not on the surface: kept as max(λ, 0),
+// held with no friction); λ > 0 bounds Coulomb friction on
 // v₊ = base + c s (base in vRef) relative to the surface's velocity u by μ ι λ / m, written back
 // into s = (v₊ − base)/c (solutionRef). src/integrators/contact-programs.ts derives each scheme's
 // c and ι (implicit Euler: 1 and 1).
@@ -17,6 +19,7 @@ override solutionRef: u32 = 0u;  // s
 override mode: u32 = 0u;         // 0: λ and friction; 1: λ only; 2: friction only, by the kept λ
 override rhsRef: u32 = 0u;       // b
 override productRef: u32 = 0u;   // A Δv
+override surfaceSlack: f32 = 0.0; // SURFACE_SLACK of src/model/colliders.ts
 
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg
 @group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;    // n, w = 1: constrained
@@ -34,11 +37,17 @@ fn contactRespondMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
   let x = loadVector(xRef, i);
   let u = colliderVelocity(c, x);
   if (mode != 2u) {
+    // Behind by more than rounding (the slack of contact-detect.wgsl's "on the surface").
+    let behind = data.y < -surfaceSlack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z)));
     if (data.y < 0.0) {
       storeVector(xRef, i, x - data.y * n);
       data.y = 0.0;
     }
     data.w = dot(loadVector(productRef, i) - loadVector(rhsRef, i), n);
+    // Behind, λ < 0 is no adhesion (CpuContacts.respond says why): 0 holds it, as the CPU's flag.
+    if (behind) {
+      data.w = max(data.w, 0.0);
+    }
     contactData[i] = data;
   }
   let lambda = data.w;

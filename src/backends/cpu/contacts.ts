@@ -22,8 +22,10 @@
  * r = S (b − A x₀), and S applied to every preconditioned residual and product, S_i = I − n_i n_iᵀ on
  * constrained particles (B&W's modified PCG). After the solve the constraint force is
  * λ_i n_i = ((A s − b)·n_i) n_i (implicit Euler: A Δv = b + h f_c); λ < 0 (adhesion) releases the
- * contact for the next step, and Coulomb friction removes up to μ ι λ_i / m_i of the tangential
- * velocity of v₊ (ι the velocity change per unit λ/m: 1 for implicit Euler)
+ * contact for the next step — unless the particle was behind the surface by more than the slack
+ * when λ was taken: its forces were then taken where it was, not on the surface it is moved to
+ * (reports/design/contact-release-cycle.md) — and Coulomb friction removes up to μ ι λ_i / m_i
+ * of the tangential velocity of v₊ (ι the velocity change per unit λ/m: 1 for implicit Euler)
  * (Bridson, Fedkiw & Anderson 2002 §7.2: the tangential change is bounded by μ × the normal one).
  *
  * Explicit steps: after the step a particle behind a surface (g < 0) is moved onto it, an inward
@@ -208,7 +210,8 @@ export class CpuContacts {
   }
 
   /**
-   * After the solve: `residual` = A s − b; keeps each contact's λ and releases adhesive ones, moves
+   * After the solve: `residual` = A s − b; keeps each contact's λ and releases adhesive ones (not
+   * one whose particle was behind the surface by more than the slack: below), moves
    * particles behind a surface onto it (x) — once: the gap is then 0, so a Newton loop's later
    * iterations do not move them again — and, with `withFriction`, applies friction (below).
    */
@@ -217,11 +220,19 @@ export class CpuContacts {
       if (!this.active[i]) continue;
       const k = 3 * i;
       const n = this.normal.subarray(k, k + 3);
+      // Behind by more than rounding (the slack of `detect`'s "on the surface"). A Newton loop sees
+      // it at its first iteration only (the gap is 0 after the move); its later iterations take λ
+      // at iterates that end on the surface, where λ < 0 is adhesion.
+      const behind = this.gap[i]! < -SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!))); // prettier-ignore
       if (this.gap[i]! < 0) for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - this.gap[i]! * n[d]!;
       this.gap[i] = Math.max(this.gap[i]!, 0);
       const lambda = residual[k]! * n[0]! + residual[k + 1]! * n[1]! + residual[k + 2]! * n[2]!;
       this.force[i] = lambda;
-      this.released[i] = lambda < 0 ? 1 : 0;
+      // A particle that was behind the surface had its forces taken where it was, not on the
+      // surface it is moved to: its springs may push it out there and pull it in on the surface, so
+      // λ < 0 is no adhesion, and releasing it let it fall in again — a period-2 cycle at ~1 m/s
+      // on a cloth at a sphere's foot (test/contact-release.test.ts).
+      this.released[i] = lambda < 0 && !behind ? 1 : 0;
     }
     if (withFriction) this.friction(solution, base, x, c, impulse);
   } // prettier-ignore

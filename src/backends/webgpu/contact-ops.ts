@@ -109,7 +109,7 @@ export class GpuContacts {
   ): Dispatch {
     const ref = (name: string): number => this.x.reference(name, heads);
     const [rhsRef, mode] = op.op === 'contactForces' ? [ref(op.rhs), op.friction ? 0 : 1] : [0, 2];
-    const constants = { xRef: ref(op.x), vRef: ref(op.base), solutionRef: ref(op.solution), rhsRef, productRef, mode }; // prettier-ignore
+    const constants = { xRef: ref(op.x), vRef: ref(op.base), solutionRef: ref(op.solution), rhsRef, productRef, mode, surfaceSlack: SURFACE_SLACK }; // prettier-ignore
     const uniform = this.x.uniform('contactRespond', 'RespondOp', (h) => ({ scale: coefficientAt(op.scale, h), impulse: coefficientAt(op.impulse, h) }), true); // prettier-ignore
     return this.x.dispatch('contactRespond', 'contactRespond', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
