@@ -157,8 +157,14 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
   await page.close();
 });
 
-test('the cloth demo: a press on the cloth grabs a particle, which follows the pointer, and lets go on release', async () => {
-  const { page, errors } = await open('/examples/cloth/?size=32&dt=0.0166667&substeps=2&maxIterations=40');
+/**
+ * Opens the demo on a 32² cloth at `substeps` substeps of 1/60 s and presses the pointer on its
+ * middle particle; returns the page, the pointer's place and what the page holds.
+ */
+async function grabMiddle(substeps: number) {
+  const { page, errors } = await open(
+    `/examples/cloth/?size=32&dt=0.0166667&substeps=${substeps}&maxIterations=40`,
+  );
   await waitForFrames(page, errors, 3);
   // The demo reads positions back for picking a few times a second; take a particle mid-cloth.
   const middle = 16 * 32 + 16;
@@ -168,6 +174,11 @@ test('the cloth demo: a press on the cloth grabs a particle, which follows the p
   await page.mouse.down();
   const grabbed = await page.evaluate(() => ({ ...window.__weft!.drag! }));
   expect(grabbed.particle).not.toBeNull();
+  return { page, errors, x, y, grabbed };
+}
+
+test('the cloth demo: a press on the cloth grabs a particle, which follows the pointer, and lets go on release', async () => {
+  const { page, errors, x, y, grabbed } = await grabMiddle(2);
   for (let k = 1; k <= 5; k++) await page.mouse.move(x - 16 * k, y - 8 * k);
   const target = (await page.evaluate(() => window.__weft!.drag!.target))!;
   // The pointer moved 80 px left and 40 up: its point on the plane facing the camera moved too.
@@ -190,15 +201,7 @@ test('the cloth demo: a press on the cloth grabs a particle, which follows the p
 });
 
 test('the cloth demo: a fast flick of the held particle trails the pointer instead of stopping the run', async () => {
-  const { page, errors } = await open('/examples/cloth/?size=32&dt=0.0166667&substeps=1&maxIterations=40');
-  await waitForFrames(page, errors, 3);
-  const middle = 16 * 32 + 16;
-  await page.waitForFunction((i) => window.__weft!.drag?.screenOf(i) != null, { timeout: 20_000, polling: 100 }, middle); // prettier-ignore
-  const [x, y] = (await page.evaluate((i) => window.__weft!.drag!.screenOf(i), middle))!;
-  await page.mouse.move(x, y);
-  await page.mouse.down();
-  const grabbed = await page.evaluate(() => ({ ...window.__weft!.drag! }));
-  expect(grabbed.particle).not.toBeNull();
+  const { page, errors, x, y, grabbed } = await grabMiddle(1);
   // 150 px up in one pointer event, between two frames of one substep each: over 1 m, more than
   // 10 rest lengths (3.15 m / 31 = 0.1016 m) in one step — the page's 10× edge check stopped it.
   await page.mouse.move(x, y - 150);
