@@ -29,8 +29,9 @@ function log(line: Record<string, unknown>): void {
  * The cases that can reach a shader's kernels (a mutant elsewhere cannot change a case that never
  * compiles it): the multigrid kernels run only on multigrid cases, the fused adaptive kernel only
  * on fused runs, the wind's only with wind, the contacts' only with colliders, the strain limit's
- * only with strain limits, dihedral bending's only with bending; every other shader may reach
- * every case.
+ * only with strain limits, dihedral bending's only with bending, self-collision's (self-*.wgsl,
+ * compiled only for a model with selfCollision) only with self-collision; every other shader may
+ * reach every case.
  */
 function relevant(file: string, label: string): boolean {
   if (file.startsWith('mg-')) return label.includes('multigrid');
@@ -39,6 +40,7 @@ function relevant(file: string, label: string): boolean {
   if (file.startsWith('contact-') || file.startsWith('collider')) return /collider|sphere/.test(label);
   if (file === 'strain-correction.wgsl') return label.includes('strain');
   if (file.startsWith('bending-')) return label.includes('bending');
+  if (file.startsWith('self-')) return label.includes('self');
   return true;
 }
 
