@@ -37,6 +37,7 @@ import {
   meshHinges,
   withBending,
   withColliders,
+  withSelfCollision,
   withStrainLimit,
   withWind,
   type ColliderPose,
@@ -69,7 +70,7 @@ import { boxMesh, icosphere } from './meshes.ts';
 import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.ts';
 import { reversedReductions } from './wgsl-race-cases.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
-import { selfDetectQuick } from './self-detect-cases.ts';
+import { folded, random, selfDetectQuick } from './self-detect-cases.ts';
 
 /** One quick case; plain data. */
 export interface QuickCase {
@@ -487,6 +488,24 @@ function coincident(): Model {
   return model;
 }
 
+/**
+ * Self-collision's dynamics (self-pair-*.wgsl, self-fail-*.wgsl): a 6² cloth (2 cm cells, r = 4 mm)
+ * folded over itself (test/helpers/self-detect-cases.ts folded: the gap grows from 3 mm to 23 mm
+ * along the fold, so some pairs start inside r) with random velocities of up to `speed` m/s, its
+ * corner particles 0 and 5 fixed (the fail-safe's fixed side).
+ * Measured on both backends: hundreds of pairs, tens active, moves truncated in 2 sweeps.
+ */
+function selfFold(speed: number): () => Model {
+  return () => {
+    const base = withSelfCollision(buildCloth({ nx: 6, ny: 6, spacing: 0.02, pins: [0, 5], damping: 0.5 }), { thickness: 0.004, maxPairsPerParticle: 200 }); // prettier-ignore
+    const x = folded({ n: base.particleCount, nx: 6, rest: base.particlePositions, self: base.selfCollision! }, 3, 0.1);
+    const next = random(8);
+    base.particlePositions.set(x);
+    base.particleVelocities.set(Float64Array.from({ length: x.length }, () => speed * (2 * next() - 1)));
+    return base;
+  };
+} // prettier-ignore
+
 /** Scenes that must not move at all (checked exactly, not against MIN_MOTION). */
 const STILL: ReadonlySet<string> = new Set(['rest', 'origin', 'still']);
 
@@ -501,7 +520,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts } as const; // prettier-ignore
+export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3) } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -670,6 +689,11 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'implicit-euler pcg strain limit', kind: 'fixed', scene: 'strain', options: { integrator: 'implicit-euler', dt: 4 * H, rayleighMass: 0.5, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler strain limit at its ties', kind: 'fixed', scene: 'strainTies', options: { integrator: 'symplectic-euler', dt: 0.5 }, steps: 1, tEnd: 0 }, // prettier-ignore
   // Kernel-level checks against identities and the CPU's V-cycle (see KERNEL_CHECKS).
+  // Self-collision's dynamics: the listing, pair forces (explicit and implicit activation, the
+  // implicit rhs with Newmark's acceleration terms, the product and diagonal) and the fail-safe.
+  { label: 'symplectic-euler self-collision, a folded cloth', kind: 'fixed', scene: 'selfFast', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 3, tEnd: 0 }, // prettier-ignore
+  { label: 'implicit-euler pcg self-collision, a folded cloth', kind: 'fixed', scene: 'selfSlow', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-6, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
+  { label: 'newmark pcg self-collision, a folded cloth', kind: 'fixed', scene: 'selfSlow', options: { integrator: 'newmark', dt: 1 / 60, tolerance: 1e-6, solver: 'pcg' }, steps: 3, tEnd: 0 }, // prettier-ignore
   { label: 'system-diagonal: inverse × block = I', kind: 'kernel', check: 'inverseDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'cg-init: the start of CG', kind: 'kernel', check: 'cgStart', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'two CG and PCG iterations = the CPU\'s', kind: 'kernel', check: 'iterations', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
@@ -1543,6 +1567,20 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
     for (const key of keys)
       if (gpuStats[key] !== cpuStats[key])
         failures.push(`${key}: GPU ${gpuStats[key]}, CPU ${cpuStats[key]}`);
+    // Self-collision: the last step's pairs, active pairs and the fail-safe's work, exactly (these
+    // scenes keep every pair's float32 predicate far from its bound on both backends).
+    const [gs, cs] = [gpuStats.selfContact, cpuStats.selfContact];
+    if (gs || cs)
+      for (const key of [
+        'pairs',
+        'activePairs',
+        'truncated',
+        'sweeps',
+        'undone',
+        'frozen',
+        'pinched',
+      ] as const)
+        if (gs?.[key] !== cs?.[key]) failures.push(`selfContact.${key}: GPU ${gs?.[key]}, CPU ${cs?.[key]}`);
   }
   // Adaptive runs: the error norm decides every step, so the GPU must take the CPU's steps and
   // estimate the same last error (float32: ITERATION_SLACK relative). Not velocity-implicit-euler,
