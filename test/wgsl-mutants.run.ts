@@ -30,8 +30,9 @@ function log(line: Record<string, unknown>): void {
  * compiles it): the multigrid kernels run only on multigrid cases, the fused adaptive kernel only
  * on fused runs, the wind's only with wind, the contacts' only with colliders, the strain limit's
  * only with strain limits, dihedral bending's only with bending, self-collision's (self-*.wgsl,
- * compiled only for a model with selfCollision) only with self-collision; every other shader may
- * reach every case.
+ * compiled only for a model with selfCollision) only with self-collision — its dynamics'
+ * (self-pair-*, self-fail-*) only in whole runs ('self-collision, …'), not the detection's kernel
+ * check; every other shader may reach every case.
  */
 function relevant(file: string, label: string): boolean {
   if (file.startsWith('mg-')) return label.includes('multigrid');
@@ -40,6 +41,7 @@ function relevant(file: string, label: string): boolean {
   if (file.startsWith('contact-') || file.startsWith('collider')) return /collider|sphere/.test(label);
   if (file === 'strain-correction.wgsl') return label.includes('strain');
   if (file.startsWith('bending-')) return label.includes('bending');
+  if (/^self-(pair|fail)-/.test(file)) return label.includes('self-collision, ');
   if (file.startsWith('self-')) return label.includes('self');
   return true;
 }
