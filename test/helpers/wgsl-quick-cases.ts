@@ -750,6 +750,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
       // 'accept'), or the run halts (onMinStep 'throw'; Newton failing at the minimum step).
       ['at the minimum step (Drake)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3 }, undefined],
       ['at the minimum step (Hairer)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3, errorControl: 'hairer' }, undefined], // prettier-ignore
+      // Errors in (1, 2] at the minimum step (the largest 1.49): counted as violations (an error
+      // above 1, not above 2; Drake's step at the minimum is accepted all the same).
+      ['at the minimum step, errors in (1, 2] (Drake)', { accuracy: 2.8e-3, minStep: 1e-3, maxStep: 1e-3, initialStep: 1e-3 }, undefined], // prettier-ignore
       ['halted at the minimum step (Drake)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3, onMinStep: 'throw' }, undefined], // prettier-ignore
       ['halted at the minimum step (Hairer)', { accuracy: 1e-6, minStep: 1e-3, initialStep: 1e-3, onMinStep: 'throw', errorControl: 'hairer' }, undefined], // prettier-ignore
       ['Newton halted at the minimum step', { maxNewtonIterations: 1, initialStep: 8e-3, minStep: 1e-3 }, undefined], // prettier-ignore
@@ -785,6 +788,10 @@ export const QUICK_CASES: readonly QuickCase[] = [
       tEnd: tEnd ?? 0.004,
     }),
   ),
+  // A first step of 1e30 s that is also the minimum step: the error estimate is not finite (the
+  // state overflows float32 on both backends), and at the minimum step that halts the run.
+  { label: 'rk45 fused, a non-finite error at the minimum step of 1e30 s: halted', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-5, initialStep: 1e30, minStep: 1e30 }, gpuOptions: { fused: true }, steps: 3, tEnd: 0 }, // prettier-ignore
+  { label: 'rk45 fused (Drake), landing on a target: the last step = f32(target − t)', kind: 'kernel', check: 'fusedLanding', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'fused solve: P⁻¹, two CG iterations = the CPU\'s', kind: 'kernel', check: 'fusedSolve', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
 ];
 
@@ -1214,6 +1221,33 @@ export const KERNEL_CHECKS = {
     if (linearIterations !== 0 || unconvergedLinearSolves !== 1 || maxAbs(stalled.vector('s')) !== 0)
       failures.push(`cg, b on pinned particles only: ${linearIterations} iterations, ${unconvergedLinearSolves} unconverged, |x| = ${maxAbs(stalled.vector('s'))} (expected 0, 1, 0)`); // prettier-ignore
     return failures;
+  },
+
+  /**
+   * fused-controller.wgsl remaining(): target − t in two floats, (T_hi − t_hi) + (T_lo − t_lo).
+   * rk45 fused under Drake's control, every step the max step 2⁻¹⁰ s (exact in float32, so the
+   * two-float time after 9 steps is 9 · 2⁻¹⁰ exactly, t_lo = 0), to the target 0.00974 s: the last
+   * step is 0.974 of the max step, taken whole (Drake clips only below 0.95), so it is not marked
+   * shortened and enters the smallest step. It must be f32(0.00974 − 9 · 2⁻¹⁰) to an ulp: the
+   * target's low part, 0.00974 − f32(0.00974) = 5.9 ulps of that step, moves it when mis-added.
+   */
+  async fusedLanding(device: GPUDevice): Promise<string[]> {
+    const [h0, target] = [2 ** -10, 0.00974];
+    const sim = await createAdaptiveSimulation(quickCloth(), { integrator: 'rk45', errorControl: 'drake', accuracy: 1e-2, initialStep: h0, maxStep: h0, backend: 'webgpu', device, fused: true } as never); // prettier-ignore
+    try {
+      await sim.advanceTo(target);
+      const { acceptedSteps, rejectedSteps, smallestStep } = sim.readStats();
+      const expected = Math.fround(target - 9 * h0);
+      const ulp = 2 ** -34; // of a float32 in [2⁻¹¹, 2⁻¹⁰)
+      const failures: string[] = [];
+      if (acceptedSteps !== 10 || rejectedSteps !== 0) failures.push(`${acceptedSteps} steps accepted, ${rejectedSteps} rejected (expected 10, 0)`); // prettier-ignore
+      if (!(Math.abs(smallestStep - expected) <= ulp)) failures.push(`the last step: GPU ${smallestStep} s, f32(target − 9 · 2⁻¹⁰) = ${expected} s (${(smallestStep - expected) / ulp} ulps)`); // prettier-ignore
+      const { time } = await sim.readState();
+      if (time !== target) failures.push(`time: GPU ${time} s, target ${target} s`);
+      return failures;
+    } finally {
+      sim.destroy();
+    }
   },
 
   /**
