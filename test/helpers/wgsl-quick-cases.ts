@@ -61,6 +61,7 @@ import {
   TURBULENCE_DIRECTIONS,
   TURBULENCE_PHASES,
   encodeDispatches,
+  vertexTriangleClosest,
   type Compiled,
   type Program,
   type ResolvedImplicitOptions,
@@ -492,14 +493,27 @@ function coincident(): Model {
  * Self-collision's dynamics (self-pair-*.wgsl, self-fail-*.wgsl): a 6² cloth (2 cm cells, r = 4 mm)
  * folded over itself (test/helpers/self-detect-cases.ts folded: the gap grows from 3 mm to 23 mm
  * along the fold, so some pairs start inside r) with random velocities of up to `speed` m/s, its
- * corner particles 0 and 5 fixed (the fail-safe's fixed side).
- * Measured on both backends: hundreds of pairs, tens active, moves truncated in 2 sweeps.
+ * corner particles 0 and 5 fixed (the fail-safe's fixed side: pairs pinched); particle 11 moved
+ * to 4e-5 m and particle 17 to 6e-5 m over the centroids of their nearest triangles, inside and
+ * outside the freeze distance 4e-5 (1 + |x₀|∞) = 4.4e-5 m (pairs frozen, and not).
+ * Measured on both backends: hundreds of pairs, tens active, moves truncated and undone in 2
+ * sweeps, 2–4 pairs frozen, 4–26 pinched.
  */
 function selfFold(speed: number): () => Model {
   return () => {
     const base = withSelfCollision(buildCloth({ nx: 6, ny: 6, spacing: 0.02, pins: [0, 5], damping: 0.5 }), { thickness: 0.004, maxPairsPerParticle: 200 }); // prettier-ignore
     const x = folded({ n: base.particleCount, nx: 6, rest: base.particlePositions, self: base.selfCollision! }, 3, 0.1);
     const next = random(8);
+    const tri = base.triangleIndices;
+    for (const [p, d] of [[11, 4e-5], [17, 6e-5]] as const) {
+      const others = Array.from({ length: tri.length / 3 }, (_, t) => t).filter((t) => ![0, 1, 2].some((k) => tri[3 * t + k] === p));
+      const t = others.reduce((a, b) => (vertexTriangleClosest(x, p, tri[3 * a]!, tri[3 * a + 1]!, tri[3 * a + 2]!, [0, 0, 0]) <= vertexTriangleClosest(x, p, tri[3 * b]!, tri[3 * b + 1]!, tri[3 * b + 2]!, [0, 0, 0]) ? a : b));
+      const [A, B, C] = [0, 1, 2].map((k) => x.slice(3 * tri[3 * t + k]!, 3 * tri[3 * t + k]! + 3));
+      const [u, w] = [B!.map((b, k) => b - A![k]!), C!.map((c, k) => c - A![k]!)];
+      const n = [u[1]! * w[2]! - u[2]! * w[1]!, u[2]! * w[0]! - u[0]! * w[2]!, u[0]! * w[1]! - u[1]! * w[0]!];
+      const side = Math.sign(n.reduce((sum, nk, k) => sum + nk * (x[3 * p + k]! - A![k]!), 0)) / Math.hypot(...n);
+      x.set([0, 1, 2].map((k) => Math.fround((A![k]! + B![k]! + C![k]!) / 3 + side * d * n[k]!)), 3 * p);
+    }
     base.particlePositions.set(x);
     base.particleVelocities.set(Float64Array.from({ length: x.length }, () => speed * (2 * next() - 1)));
     return base;
