@@ -283,10 +283,14 @@ function leavingPlane(): Model {
  * exact in float32 and float64): moving away at 1e-5 m/s 1/1024 m above (free: faster than
  * 1e-6 h |g| = 1.25e-7 m/s, slower than 1e-6 |g| / h); moving away at exactly WGSL's float32
  * threshold, f32(1e-6) h |g| (held: not faster; the CPU's float64 threshold is above it, so
- * both hold it); at a gap of exactly 0 moving away (free: a gap of 0 is outside); at a gap of
- * exactly the reach h |v| + h² |g|, sliding at 0.5 m/s (not within it: free); and one falling
- * from 1 m (the motion). One step: over a second one, each of these ends on the surface either
- * way, which hid the mutants of these thresholds.
+ * both hold it); at a gap of exactly 0 moving away (free: a gap of 0 is outside); 2⁻⁸ m above,
+ * sliding at 0.5 m/s (free: its free flight closes h² |g| = 2⁻⁹ m, not its whole speed's
+ * h |v| + h² |g| = 2⁻⁷ + 2⁻⁹ m); one falling from 1 m (the motion); and 2⁻⁷ + 2⁻¹⁰ m above,
+ * approaching at 0.5 m/s (a contact only by gravity's term: h (0.5 + h |g|) = 2⁻⁷ + 2⁻⁹ m). The
+ * end states, analytic, are test/contact-approach.test.ts's. One step: over a second one, each of
+ * these ends on the surface either way, which hid the mutants of these thresholds. (No particle
+ * sits on the free-flight test's edge, g = h ((u − v)·n − h g·n): there a contact and free flight
+ * end the step alike.)
  */
 function contactThresholds(): Model {
   const colliders = [
@@ -294,9 +298,9 @@ function contactThresholds(): Model {
   ];
   const threshold = Math.fround(1e-6) / 8; // f32(1e-6) × (1/64) × 8, exact
   const above = 0.0625 + 2 ** -10;
-  const positions = [0, above, 0, 1, above, 0, 2, 0.0625, 0, 3, 0.0625 + 2 ** -7 + 2 ** -9, 0, 4, 1, 0];
-  const velocities = [0, 1e-5, 0, 0, threshold, 0, 0, 1e-5, 0, 0.5, 0, 0, 0, -1, 0];
-  return createModel({ positions, velocities, masses: [0.1, 0.1, 0.1, 0.1, 0.1], springPairs: [], springStiffness: 0, gravity: [0, -8, 0], colliders: colliders as never }); // prettier-ignore
+  const positions = [0, above, 0, 1, above, 0, 2, 0.0625, 0, 3, 0.0625 + 2 ** -8, 0, 4, 1, 0, 5, 0.0625 + 2 ** -7 + 2 ** -10, 0]; // prettier-ignore
+  const velocities = [0, 1e-5, 0, 0, threshold, 0, 0, 1e-5, 0, 0.5, 0, 0, 0, -1, 0, 0, -0.5, 0];
+  return createModel({ positions, velocities, masses: positions.filter((_, k) => k % 3 === 0).map(() => 0.1), springPairs: [], springStiffness: 0, gravity: [0, -8, 0], colliders: colliders as never }); // prettier-ignore
 }
 
 /**
@@ -807,9 +811,14 @@ export const QUICK_CASES: readonly QuickCase[] = [
       tEnd: tEnd ?? 0.004,
     }),
   ),
-  // A first step of 1e30 s that is also the minimum step: the error estimate is not finite (the
-  // state overflows float32 on both backends), and at the minimum step that halts the run.
+  // A first step of 1e30 s: the error estimate is not finite (the state overflows float32 on both
+  // backends): at the minimum step that halts the run (Hairer's controller, rk45's default, and
+  // Drake's); above it Drake's controller shrinks by its limit until the estimates are finite.
+  // (Under Hairer's, from first steps of 1e6–3e37 s, the GPU's shrinks differ from the CPU's by
+  // 1–14: not explained yet, so not a case.)
   { label: 'rk45 fused, a non-finite error at the minimum step of 1e30 s: halted', kind: 'adaptive', options: { integrator: 'rk45', accuracy: 1e-5, initialStep: 1e30, minStep: 1e30 }, gpuOptions: { fused: true }, steps: 3, tEnd: 0 }, // prettier-ignore
+  { label: 'rk45 fused (Drake), a non-finite error at the minimum step of 1e30 s: halted', kind: 'adaptive', options: { integrator: 'rk45', errorControl: 'drake', accuracy: 1e-5, initialStep: 1e30, minStep: 1e30 }, gpuOptions: { fused: true }, steps: 2, tEnd: 0 }, // prettier-ignore
+  { label: 'rk45 fused (Drake), a first step of 1e30 s', kind: 'adaptive', options: { integrator: 'rk45', errorControl: 'drake', accuracy: 1e-3, initialStep: 1e30 }, gpuOptions: { fused: true }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'rk45 fused (Drake), landing on a target: the last step = f32(target − t)', kind: 'kernel', check: 'fusedLanding', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'fused solve: P⁻¹, two CG iterations = the CPU\'s', kind: 'kernel', check: 'fusedSolve', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
 ];
