@@ -368,6 +368,23 @@ function surfaceSlack(): Model {
 }
 
 /**
+ * Particles behind a floor by about the surface slack, SURFACE_SLACK (1 + |x|∞) = 4e-6 m at
+ * |x|∞ = 3 (contact-project.wgsl: the implicit schemes project only what ends a step behind by
+ * more; contact-respond.wgsl: a contact behind by more keeps max(λ, 0)): at depths of 0.5, 0.9,
+ * 1.1 and 1.5 slacks, no gravity, each sliding at 0.3 m/s and leaving the floor at 0.01 m/s (λ < 0
+ * at the respond: released, or held at 0 when behind, which the second step shows) or pressing
+ * into it at 0.01 m/s (λ > 0: friction).
+ */
+function slackDepths(): Model {
+  const colliders = [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5, thickness: 0 }];
+  const slack = 4 * Math.fround(1e-6);
+  const depths = [0.5, 0.9, 1.1, 1.5].flatMap((f) => [f, f]);
+  const positions = depths.flatMap((f, k) => [3, -f * slack, 0.25 * k]);
+  const velocities = depths.flatMap((_, k) => [0.3, k % 2 ? 0.01 : -0.01, 0]);
+  return createModel({ positions, velocities, masses: depths.map(() => 0.1), springPairs: [], springStiffness: 0, gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
+}
+
+/**
  * Two hinges each with one wing of zero area (its far corner on the hinge's edge: ‖n‖² = 0
  * exactly), first in one triangle order, then in the other, falling under gravity: a degenerate
  * hinge has no angle and no force (bending-hinges.wgsl), not 0/0.
@@ -538,7 +555,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), dampedBending: () => bendingCloth(0.05, 0.1), degenerateHinges, folded: foldedCloth, surfaceSlack, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3) } as const; // prettier-ignore
+export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), dampedBending: () => bendingCloth(0.05, 0.1), degenerateHinges, folded: foldedCloth, surfaceSlack, slackDepths, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3) } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -658,6 +675,8 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'implicit-euler pcg mesh collider, an open square, particles off its edges and corners, one step', kind: 'fixed', scene: 'openMesh', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a moving mesh collider', kind: 'fixed', scene: 'clothOnMesh', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { offset: [0.01, 0.04, -0.01] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg colliders, the surface slack\'s edge, one step', kind: 'fixed', scene: 'surfaceSlack', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
+  // The surface slack's scale (1 + |x|∞) in the implicit schemes' project and respond.
+  ...(['implicit-euler', 'newmark', 'backward-euler'] as const).map((integrator) => ({ label: `${integrator} pcg colliders, particles behind the floor by about the slack`, kind: 'fixed' as const, scene: 'slackDepths' as const, options: { integrator, dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 2, tEnd: 0 })), // prettier-ignore
   { label: 'implicit-euler pcg colliders, contact thresholds at their ties, one step', kind: 'fixed', scene: 'thresholds', options: { integrator: 'implicit-euler', dt: 1 / 64, tolerance: 1e-5, solver: 'pcg' }, steps: 1, tEnd: 0 }, // prettier-ignore
   { label: 'symplectic-euler moving colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0, poses: [{ index: 1, pose: { center: [1.45, 0.05, 0.03] } }, { index: 2, pose: { a: [-1.5, 0.02, -0.32], b: [-1.47, 0.06, 0.3] } }, { index: 3, pose: { center: [0.03, 0.04, 1.46] } }] }, // prettier-ignore
   { label: 'implicit-euler pcg cloth on a rising sphere', kind: 'fixed', scene: 'freeSphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg' }, steps: 6, tEnd: 0, poses: [{ index: 0, pose: { center: [0.01, 0.05, -0.01] } }] }, // prettier-ignore
