@@ -93,8 +93,10 @@ const started = performance.now();
 /** Lines of the results file so far. */
 function events() {
   if (!existsSync(resultsFile)) return [];
+  // Complete lines only: the runner may be half-way through appending one.
   return readFileSync(resultsFile, 'utf8')
     .split('\n')
+    .slice(0, -1)
     .filter(Boolean)
     .map((line) => JSON.parse(line));
 }
