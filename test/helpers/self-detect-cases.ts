@@ -245,8 +245,9 @@ export function listDifference(a: GpuSelfPairs, b: GpuSelfPairs): string | null 
 
 /**
  * The quick case (wgsl-quick-cases.ts KERNEL_CHECKS.selfDetect): a 10² folded cloth with its last
- * three columns fixed, against the brute force; then with threads reversed and a cell size of
- * 0.6× and a table of 100 buckets, bit-identical.
+ * three columns fixed, against the brute force, and its cell size against 2 (r + D_max +
+ * max(ρ_max, λ_max)) from the state; then with threads reversed and a cell size of 0.6× and a
+ * table of 100 buckets, bit-identical.
  */
 export async function selfDetectQuick(device: GPUDevice): Promise<string[]> {
   const c = cloth(10);
@@ -255,6 +256,23 @@ export async function selfDetectQuick(device: GPUDevice): Promise<string[]> {
   const first = await detectOnGpu(device, c, x, v, { fixed });
   const { failures, counts } = pairListFailures(c, first, x, v, fixed);
   if (counts.pairs < c.n || counts.edgeEdge === 0) failures.push(`only ${counts.pairs} pairs, ${counts.edgeEdge} EE`);
+  // The detection's own cell size (self-bounds.wgsl's maxima, self-keys.wgsl): 2 (r + D_max +
+  // max(ρ_max, λ_max)) at the float32 state, D_i = 2h|v_i| + h²|g| + r/2, ρ a triangle's largest
+  // corner–centroid distance, λ half an edge.
+  const [x32, v32] = [Float64Array.from(x, Math.fround), Float64Array.from(v, Math.fround)];
+  const at = (a: Float64Array, i: number) => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
+  const dist = (p: number[], q: number[]) => Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!, p[2]! - q[2]!);
+  let [reach, extent] = [0, 0];
+  for (let i = 0; i < c.n; i++) reach = Math.max(reach, 2 * H * Math.hypot(...at(v32, i)) + H * H * GRAVITY + c.self.thickness / 2);
+  const { triangleIndices: tri, edgeIndices: edges } = c.self;
+  for (let t = 0; 3 * t < tri.length; t++) {
+    const corners = [0, 1, 2].map((k) => at(x32, tri[3 * t + k]!));
+    const g = [0, 1, 2].map((k) => (corners[0]![k]! + corners[1]![k]! + corners[2]![k]!) / 3);
+    extent = Math.max(extent, ...corners.map((p) => dist(p, g)));
+  }
+  for (let e = 0; 2 * e < edges.length; e++) extent = Math.max(extent, dist(at(x32, edges[2 * e]!), at(x32, edges[2 * e + 1]!)) / 2);
+  const expectedSize = 2 * (c.self.thickness + reach + extent);
+  if (!(Math.abs(first.cellSize - expectedSize) <= 1e-5 * expectedSize)) failures.push(`cell size: GPU ${first.cellSize} m, 2 (r + D_max + max(ρ_max, λ_max)) = ${expectedSize} m`);
   const size = await defaultCellSize(device, c, x, v);
   const other = await detectOnGpu(device, c, x, v, { fixed, reverseThreads: true, cellSize: 0.6 * size, tableSize: 100 }); // prettier-ignore
   const difference = listDifference(first, other);
