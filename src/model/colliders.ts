@@ -193,6 +193,14 @@ export function colliderDistance(c: ResolvedCollider, x: Vec3): { distance: numb
 export const SURFACE_SLACK = 1e-6;
 
 /**
+ * A particle on or outside a surface moves away from it when its normal velocity relative to the
+ * surface exceeds RECEDING_ROUNDING h |g| (m/s; h the step, |g| gravity's magnitude): below that it
+ * is round-off of rest, and a new contact holds it (src/backends/cpu/contacts.ts,
+ * shaders/contact-detect.wgsl).
+ */
+export const RECEDING_ROUNDING = 1e-6;
+
+/**
  * A vector whose part across a contact normal is at most this fraction of it lies along the normal
  * (rounding: float32's ε is 6e-8), and the contact filter S gives 0 for it (src/backends/cpu/contacts.ts;
  * shaders/implicit-common.wgsl and contact-filter.wgsl hold its square, FILTER_ROUNDING2).

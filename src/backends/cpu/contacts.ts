@@ -2,17 +2,32 @@
  * Contacts with the model's colliders on the CPU (src/model/colliders.ts; the ops `contacts`,
  * `contactForces` and `project` of src/integrators/program.ts).
  *
- * Implicit solves (Baraff & Witkin 1998, "Large steps in cloth simulation", §5.3 and §6): a free
- * particle i is constrained when its gap g_i = φ(x_i) − thickness is within the reach of one
- * step, g_i < h |v_i| + h² |g| (|g| gravity's magnitude) — unless it is on or outside the surface
- * and either moves away (v_i·n_i > 10⁻⁶ h |g|, round-off of rest) or its last contact force pulled
- * it inwards (then it is left free for one step). A contact held in the last solve and not
- * released that way stays held: B&W release a constraint by its force alone, and deciding again
- * by v·n would make a resting particle's contact hang on the rounding of v·n ≈ 0 (measured: a
- * 5 × 5 cloth pushed out of a sphere, GPU and CPU 5.8e-3 m apart after 3 steps, when one of them
- * let such a particle go; test/gpu-kinematic-colliders.test.ts). "On the surface" has a slack too: a particle moved onto a surface
- * has g = 0 only up to rounding (float32 positions: ~1e-8 m here), so gaps above
- * −SURFACE_SLACK (1 + |x|∞) (src/model/colliders.ts) count as on it.
+ * Implicit solves (Baraff & Witkin 1998, "Large steps in cloth simulation", §5.3 and §6): a
+ * constraint is needed where the unconstrained motion would violate it, so a free particle i is
+ * constrained by a collider on whose surface it is (|g_i| ≤ SURFACE_SLACK (1 + |x|∞): rounding of
+ * g = 0, src/model/colliders.ts) or behind (g_i < 0), or whose gap g_i = φ(x_i) − thickness its
+ * free flight closes within the step (`reaches`):
+ *   g_i + h (v_i − u)·n_i + h² g·n_i < 0,
+ * the end-of-step gap g + h (v₊ − u)·n of v₊ = v + h g (gravity alone: every scheme's v₊ in free
+ * flight) — the relative *normal* approach, against the surface's velocity u, and gravity's normal
+ * component. That is exactly where the constraint's normal velocity T_i (below) is above free
+ * flight's, T_i > (v_i + h g)·n_i, so a new contact's constraint force pushes (λ ≥ 0) unless
+ * other forces pull the particle in; at its edge the two agree and constraining or not gives the
+ * same step. (A particle within h (|v| + max |u|) + h² |g| by its whole speed was constrained
+ * before: one sliding fast along a floor 3.7 cm above it was pulled onto it at −gap/h = −8.98 m/s,
+ * which its force read as adhesion, released, and the next step ended 3.6 cm behind the floor —
+ * reports/design/contact-release-cycle.md.) A contact held in the last solve and not released
+ * stays held while its gap to the same collider is within h (|v| + max |u|) + h² |g|: B&W release
+ * a constraint by its force alone, and deciding again by v·n would make a resting particle's
+ * contact hang on the rounding of v·n ≈ 0 (measured: a 5 × 5 cloth pushed out of a sphere, GPU and
+ * CPU 5.8e-3 m apart after 3 steps, when one of them let such a particle go;
+ * test/gpu-kinematic-colliders.test.ts). Of these the deepest is the particle's contact, and it is
+ * left free if it is on or outside the surface (g ≥ −SURFACE_SLACK (1 + |x|∞): a particle moved
+ * onto a surface has g = 0 only up to rounding, float32 positions ~1e-8 m here) and either moves
+ * away ((v_i − u)·n_i > RECEDING h |g|, round-off of rest) or its last contact force pulled it
+ * inwards (then it is left free for one step). Other forces (springs, damping) are not in the free
+ * flight: a particle they carry behind a surface unconstrained is moved onto it by the next step's
+ * constraint (implicit Euler) or by the end-of-step `project` (Newmark, backward Euler).
  * The particle must end the step with the normal velocity T_i = −max(g_i, 0)/h (it ends on the
  * surface, g + h v₊·n = 0; one already behind it is moved onto it before the position update
  * instead, so that no velocity is made of the penetration). The solve's unknown s, with
@@ -40,8 +55,10 @@
  */
 import { colliderVelocity } from '../../model/collider-pose.ts';
 import {
+  colliderDistance,
   FILTER_ROUNDING,
   nearestContact,
+  RECEDING_ROUNDING,
   SURFACE_SLACK,
   type ResolvedCollider,
 } from '../../model/colliders.ts';
@@ -49,6 +66,8 @@ import type { Model } from '../../model/model.ts';
 import type { RealArray } from './passes.ts';
 
 type Vec3 = [number, number, number];
+/** A particle's contact: its collider, gap (m), unit normal and the surface's velocity u (m/s). */
+type Contact = { collider: number; gap: number; normal: readonly [number, number, number]; u: Vec3 };
 
 /**
  * v −= (1 − max(0, 1 − μ Δv_n / |w_t|)) w_t at particle i, w = v − u the velocity relative to the
@@ -141,35 +160,52 @@ export class CpuContacts {
   detect(x: RealArray, v: RealArray, h: number): void {
     const { model } = this;
     const gravity = Math.hypot(...model.gravity);
+    // A held contact's reach: one step at the particle's whole speed plus the fastest collider's.
     const fastest = this.fastest();
+    const heldReach = (k: number) => h * (Math.hypot(v[k]!, v[k + 1]!, v[k + 2]!) + fastest) + h * h * gravity; // prettier-ignore
     this.count = 0;
     for (let i = 0; i < model.particleCount; i++) {
       const held = this.active[i] === 1 && this.released[i] === 0;
       this.active[i] = 0;
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
-      // The reach of one step, at the speed relative to the fastest collider's.
-      const reach = h * (Math.hypot(v[k]!, v[k + 1]!, v[k + 2]!) + fastest) + h * h * gravity;
-      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], reach);
+      const slack = SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!)));
+      const c = this.contactOf(x, v, k, h, slack, held ? this.colliderOf[i]! : -1, held ? heldReach(k) : 0);
       const released = this.released[i];
       this.released[i] = 0;
       this.force[i] = 0;
       if (!c) continue;
-      const u = this.surfaceVelocity(c.collider, x, k);
-      const vn =
-        (v[k]! - u[0]) * c.normal[0] + (v[k + 1]! - u[1]) * c.normal[1] + (v[k + 2]! - u[2]) * c.normal[2];
-      const onSurface =
-        c.gap >= -SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!)));
-      if (!held && onSurface && (released || vn > 1e-6 * h * gravity)) continue;
+      const { u, normal } = c;
+      const vn = (v[k]! - u[0]) * normal[0] + (v[k + 1]! - u[1]) * normal[1] + (v[k + 2]! - u[2]) * normal[2];
+      if (!held && c.gap >= -slack && (released || vn > RECEDING_ROUNDING * h * gravity)) continue;
       this.active[i] = 1;
-      this.normal.set(c.normal, k);
-      const un = u[0] * c.normal[0] + u[1] * c.normal[1] + u[2] * c.normal[2];
-      this.target[i] = un - Math.max(c.gap, 0) / h;
+      this.normal.set(normal, k);
+      this.target[i] = u[0] * normal[0] + u[1] * normal[1] + u[2] * normal[2] - Math.max(c.gap, 0) / h;
       this.gap[i] = c.gap;
       this.colliderOf[i] = c.collider;
       this.constrained[this.count++] = i;
     }
-  }
+  } // prettier-ignore
+
+  /**
+   * The deepest collider particle k/3 at (x, v) touches or is behind (gap ≤ `slack`), or reaches in
+   * free flight within the step, g + h ((v − u)·n + h g·n) < 0, or (collider `held`) is within
+   * `heldReach` of; null when none.
+   */
+  private contactOf(x: RealArray, v: RealArray, k: number, h: number, slack: number, held: number, heldReach: number): Contact | null {
+    const at: Vec3 = [x[k]!, x[k + 1]!, x[k + 2]!];
+    const g = this.model.gravity;
+    let best: Contact | null = null;
+    this.colliders.forEach((collider, j) => {
+      const { distance, normal: n } = colliderDistance(collider, at);
+      const gap = distance - collider.thickness;
+      if (best && gap >= best.gap) return;
+      const u = this.surfaceVelocity(j, x, k);
+      const closing = (u[0] - v[k]!) * n[0] + (u[1] - v[k + 1]!) * n[1] + (u[2] - v[k + 2]!) * n[2] - h * (g[0] * n[0] + g[1] * n[1] + g[2] * n[2]); // prettier-ignore
+      if (gap <= slack || gap < h * closing || (j === held && gap < heldReach)) best = { collider: j, gap, normal: n, u };
+    });
+    return best;
+  } // prettier-ignore
 
   /**
    * u ← S u (or S `from`): the normal component removed on constrained particles. A u along n up to rounding

@@ -8,7 +8,12 @@
  * colliders: {@link GpuContacts.writeCollider} (a queue.writeBuffer) and `moveColliders`
  * (collider-move.wgsl).
  */
-import { COLLIDER_SHAPES, SURFACE_SLACK, type ResolvedCollider } from '../../model/colliders.ts';
+import {
+  COLLIDER_SHAPES,
+  RECEDING_ROUNDING,
+  SURFACE_SLACK,
+  type ResolvedCollider,
+} from '../../model/colliders.ts';
 import { coefficientAt, type Op } from '../../integrators/program.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { kernels } from './kernels.ts';
@@ -86,7 +91,7 @@ export class GpuContacts {
   ): Dispatch {
     const gravity = Math.hypot(...this.x.model.gravity);
     const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity, scale: coefficientAt(op.scale, h) }), true); // prettier-ignore
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, receding: RECEDING_ROUNDING, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
     return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
