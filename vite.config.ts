@@ -83,12 +83,13 @@ export default defineConfig(({ command, mode }) => ({
           },
         },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    // GPU tests share one SwiftShader device per file; files run one at a time on 2 cores.
-    fileParallelism: false,
     // Node's WebGPU: what `import 'weft-sim'` in Node gets (src/node.ts registers Dawn).
     setupFiles: ['test/setup/node-entry.ts'],
+    include: ['test/**/*.test.ts'],
+    // Two files at a time on CI's 2 cores: most of a GPU file's time is one thread (SwiftShader's
+    // pipeline compiles, JavaScript, a browser waiting for frames).
+    maxWorkers: 2,
   },
 }));
