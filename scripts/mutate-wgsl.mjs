@@ -10,11 +10,13 @@
 // recompiled. Prints the score and the survivors and writes reports/mutation/wgsl.json.
 //
 // Usage: node scripts/mutate-wgsl.mjs [--shader cg-step.wgsl[,cg-init.wgsl…]] [--max 20 | --max all] [--timeout 120]
-//                                    [--survivors-of reports/mutation/wgsl-first.json]
+//                                    [--survivors-of reports/mutation/wgsl-first.json] [--cases 'self-collision detection']
 //   --shader: these shaders only (comma-separated; default every shaders/*.wgsl).
 //   --max: mutants at most, sampled evenly over all candidates (default all).
 //   --timeout: seconds one mutant may take before it is counted as a timeout (default 120).
 //   --survivors-of: run only the survivors of an earlier run's wgsl.json (same shaders).
+//   --cases: only the quick cases whose label matches this regular expression (a cheaper, weaker
+//     pass: a survivor has not met the other cases).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     max: { type: 'string', default: 'all' },
     timeout: { type: 'string', default: '120' },
     'survivors-of': { type: 'string' },
+    cases: { type: 'string' },
   },
 });
 
@@ -108,7 +111,7 @@ function batch(remaining) {
   writeFileSync(resultsFile, '');
   const child = spawn('npx', ['vitest', 'run', '--config', 'vitest.mutate-wgsl.config.ts'], {
     cwd: ROOT,
-    env: { ...process.env, WEFT_WGSL_MUTANTS: mutantsFile, WEFT_WGSL_RESULTS: resultsFile },
+    env: { ...process.env, WEFT_WGSL_MUTANTS: mutantsFile, WEFT_WGSL_RESULTS: resultsFile, ...(values.cases ? { WEFT_WGSL_CASES: values.cases } : {}) }, // prettier-ignore
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });

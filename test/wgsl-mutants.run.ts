@@ -19,6 +19,8 @@ interface Mutant {
 
 const mutants = JSON.parse(readFileSync(process.env['WEFT_WGSL_MUTANTS'] ?? '', 'utf8')) as Mutant[];
 const results = process.env['WEFT_WGSL_RESULTS'] ?? '';
+/** WEFT_WGSL_CASES (the mutator's --cases): only the cases whose label matches it. */
+const onlyCases = process.env['WEFT_WGSL_CASES'] ? new RegExp(process.env['WEFT_WGSL_CASES']) : undefined;
 const override = globalThis as { __weftWgslOverride?: { file: string; source: string } };
 
 function log(line: Record<string, unknown>): void {
@@ -35,6 +37,7 @@ function log(line: Record<string, unknown>): void {
  * check; every other shader may reach every case.
  */
 function relevant(file: string, label: string): boolean {
+  if (onlyCases && !onlyCases.test(label)) return false;
   if (file.startsWith('mg-')) return label.includes('multigrid');
   if (file.startsWith('fused-')) return label.includes('fused');
   if (file.startsWith('aero-') || file === 'wind-clock.wgsl') return label.includes('wind');
