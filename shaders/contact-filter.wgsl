@@ -16,7 +16,9 @@ fn contactFilterMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   }
   let n = contactNormals[i].xyz;
   let u = loadVector(fromRef, i);
-  let f = u - dot(u, n) * n;
-  // u along n up to rounding: 0 (contactFiltered, implicit-common.wgsl).
+  // Projected twice: once leaves ~6e-8 |u·n| along n (contactFiltered, implicit-common.wgsl).
+  let once = u - dot(u, n) * n;
+  let f = once - dot(once, n) * n;
+  // u along n up to rounding: 0 (contactFiltered).
   storeVector(vectorRef, i, select(f, vec3<f32>(0.0), dot(f, f) <= FILTER_ROUNDING2 * dot(u, u)));
 }

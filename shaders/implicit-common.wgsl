@@ -138,10 +138,17 @@ fn groupIndex(group: vec3<u32>, groups: vec3<u32>) -> u32 {
 
 // u with the normal component of a contact constraint removed, S u = u − (u·n) n, where
 // `normal`.w = 1 marks a constrained particle (Baraff & Witkin 1998 §5.3; src/backends/cpu/contacts.ts).
+// Projected twice, f = S (S u) (Kahan's "twice is enough": Parlett, The Symmetric Eigenvalue
+// Problem, 1980; Giraud, Langou & Rozložník 2005): once leaves ~6e-8 |u·n| along n (n is unit
+// only to float32). In b − A x₀, u·n is a contact's force λ, which stays while the residual across
+// n falls over a Newton loop, until that leftover, which no filtered direction can remove, is
+// above the tolerance and CG breaks down on p·Ap ≤ 0 (backward Euler, an 8² cloth on a sphere: 88
+// of 168 solves; test/gpu-implicit-colliders.test.ts). contact-filter.wgsl projects twice too.
 // A u along n up to rounding (|S u|² ≤ FILTER_ROUNDING² |u|²) gives 0, not the rounding, which CG
 // would take for a direction of the constrained subspace (CpuContacts.filter gives the reason).
 const FILTER_ROUNDING2 = 1e-12;  // FILTER_ROUNDING² of src/model/colliders.ts
 fn contactFiltered(u: vec3<f32>, normal: vec4<f32>) -> vec3<f32> {
-  let f = u - normal.w * dot(u, normal.xyz) * normal.xyz;
+  let once = u - normal.w * dot(u, normal.xyz) * normal.xyz;
+  let f = once - normal.w * dot(once, normal.xyz) * normal.xyz;
   return select(f, vec3<f32>(0.0), normal.w > 0.0 && dot(f, f) <= FILTER_ROUNDING2 * dot(u, u));
 }
