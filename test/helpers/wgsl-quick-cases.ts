@@ -61,6 +61,7 @@ import {
   TURBULENCE_DIRECTIONS,
   TURBULENCE_PHASES,
   encodeDispatches,
+  fusedArenaStride,
   vertexTriangleClosest,
   type Compiled,
   type Program,
@@ -875,8 +876,13 @@ function fusedArenaOf(sim: unknown): GPUBuffer | undefined {
   return buffers?.find((b) => b.label === 'FusedAdaptiveStepper.arena');
 }
 
+/** vec4s per slot of `arena`: the fused stepper's (fusedArenaStride) or a fixed-step executor's. */
+function strideOf(arena: GPUBuffer, n: number): number {
+  return arena.label === 'FusedAdaptiveStepper.arena' ? fusedArenaStride(n) : Math.ceil(n / 16) * 16;
+}
+
 function fillPadding(device: GPUDevice, arena: GPUBuffer, n: number): void {
-  const stride = Math.ceil(n / 16) * 16;
+  const stride = strideOf(arena, n);
   const pad = new Float32Array(4 * (stride - n));
   for (let k = 0; k < stride - n; k++) pad.set(SENTINEL, 4 * k);
   for (let slot = 0; slot < arena.size / (16 * stride); slot++)
@@ -887,7 +893,7 @@ function fillPadding(device: GPUDevice, arena: GPUBuffer, n: number): void {
 async function paddingChange(device: GPUDevice, arena: GPUBuffer, n: number): Promise<string | undefined> {
   const bytes = await readBuffer(device, arena);
   const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  const stride = Math.ceil(n / 16) * 16;
+  const stride = strideOf(arena, n);
   for (let slot = 0; slot < data.length / (4 * stride); slot++)
     for (let i = n; i < stride; i++)
       for (let q = 0; q < 4; q++) {

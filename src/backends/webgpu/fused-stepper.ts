@@ -27,6 +27,15 @@ export const FUSED_MAX_PARTICLES = 1024;
 /** Dispatches per submission (the controller's state is read back once per submission). */
 const DISPATCHES_PER_SUBMIT = 8;
 
+/**
+ * vec4s per slot of the fused kernel's arena for `n` particles: a power of two ≥ 64. The kernel's
+ * loops run to n (the stride only places the slots), and the stride specialises the pipeline, so
+ * every model of up to 64 particles shares one compile (seconds on a CPU adapter).
+ */
+export function fusedArenaStride(n: number): number {
+  return Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(n, 1))));
+}
+
 /** The statistics the GPU keeps (AdaptiveStats without what the driver adds). */
 export type FusedStats = Omit<AdaptiveStats, 'derivativeEvaluations' | 'newton'> & {
   time: number;
@@ -67,10 +76,12 @@ export class FusedAdaptiveStepper {
     private readonly o: ResolvedAdaptiveOptions,
   ) {
     const code = compileFused(program);
-    // A power of two (the reductions' tree), no more threads than particles need.
+    // A power of two (the reductions' tree), no more threads than particles need but at least a
+    // SIMD group of 4 (fewer idle no lanes; on a CPU adapter, where the group is 4, every model
+    // then shares one pipeline per arena stride).
     const threads = Math.min(
       groupThreadsFor(device, 64),
-      2 ** Math.floor(Math.log2(Math.max(1, model.particleCount))),
+      Math.max(4, 2 ** Math.floor(Math.log2(Math.max(1, model.particleCount)))),
     );
     checkDeviceFits(model, device.limits, threads, Boolean(program.implicit));
     this.estimateOrder = program.adaptive!.estimateOrder;
@@ -80,7 +91,7 @@ export class FusedAdaptiveStepper {
     const create = bufferFactory(device, 'FusedAdaptiveStepper', this.buffers);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const uniform = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
-    const arenaStride = Math.ceil(n / 16) * 16;
+    const arenaStride = fusedArenaStride(n);
     this.positions = create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)); // prettier-ignore
     this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0));
     this.control = create('control', this.layout.size, storage, this.initialControl());
