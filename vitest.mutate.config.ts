@@ -9,6 +9,16 @@
 // - in test/adaptive-velocity-implicit-euler.test.ts, the two rk45-on-a-stiff-spring comparisons
 //   (15 s of its 17 s; minutes under Stryker's instrumentation): WEFT_MUTATION=1 skips them. rk45
 //   is checked by test/adaptive-rk45.test.ts.
+// - test/self-contact-scenes.test.ts (8–75 s a case: layers dropped, ClothTwist) and
+//   test/cloth-drop.test.ts (a 64² cloth, ~4 min): the scenes; the self-collision code they run is
+//   covered by self-contact, self-contact-detect, self-contact-geometry and the vertex-shot cases.
+// - Under WEFT_MUTATION=1 the suites that mix backends (contact-approach, contact-release,
+//   divergence-watch, lifecycle) run their CPU cases only and acquire no GPU device
+//   (test/helpers/node-device-suite.ts BACKENDS), and the slow scenes of the others are skipped:
+//   implicit-self-contact's 16² collapsing cloths (14–65 s), implicit-colliders' backward-Euler
+//   10² cloth (20 s), self-intersection's 24² multigrid drop (16 s), self-contact-detect's 20² and
+//   24² crumpled cloths against the O(N²) reference, and self-contact-geometry runs a quarter of
+//   its random cases. The added files take ~20 s together that way (loaded 2-core VM).
 // GPU kernels are mutated by scripts/mutate-wgsl.mjs.
 import { defineConfig } from 'vite';
 
@@ -42,6 +52,19 @@ export default defineConfig({
       'test/bending-integrators.test.ts',
       'test/bending-scenes.test.ts',
       'test/mesh-collider.test.ts',
+      // Contacts, self-collision and the watchdogs (WEFT_MUTATION=1: their CPU cases and small
+      // scenes only; see the header).
+      'test/contact-approach.test.ts',
+      'test/contact-release.test.ts',
+      'test/implicit-colliders.test.ts',
+      'test/implicit-self-contact.test.ts',
+      'test/self-contact.test.ts',
+      'test/self-contact-detect.test.ts',
+      'test/self-contact-geometry.test.ts',
+      'test/self-intersection.test.ts',
+      'test/divergence-watch.test.ts',
+      'test/lifecycle.test.ts',
+      'test/input-lookup.test.ts',
     ],
     testTimeout: 120_000,
     env: { WEFT_MUTATION: '1' },

@@ -19,7 +19,7 @@
  */
 import { expect, test } from 'vitest';
 import { createModel, createSimulation, type Collider } from '../src/index.ts';
-import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { BACKENDS, useNodeDevice } from './helpers/node-device-suite.ts';
 import { SCENES } from './helpers/wgsl-quick-cases.ts';
 
 const node = useNodeDevice((device) => device);
@@ -73,7 +73,7 @@ function expected(scheme: Scheme, p: Particle): { x: Vec3; v: Vec3 } {
 } // prettier-ignore
 
 const CASES = (['implicit-euler', 'newmark', 'backward-euler'] as const).flatMap((scheme) =>
-  (['cpu', 'webgpu'] as const).flatMap((backend) =>
+  BACKENDS.flatMap((backend) =>
     Object.keys(SCENARIOS)
       // WebGPU: every scheme on the static floor, implicit Euler on the moving ones.
       .filter((name) => backend === 'cpu' || scheme === 'implicit-euler' || name === 'static')

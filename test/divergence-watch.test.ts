@@ -7,12 +7,12 @@
  */
 import { describe, expect, test } from 'vitest';
 import { buildRope, createSimulation, WeftDivergenceError } from '../src/index.ts';
-import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { BACKENDS, useNodeDevice } from './helpers/node-device-suite.ts';
 
 const node = useNodeDevice((device) => device);
 const stiff = buildRope({ particles: 2, stiffness: 1e5, particleMass: 0.1, gravity: [0, -9.81, 0] });
 
-describe.each(['cpu', 'webgpu'] as const)('%s', (backend) => {
+describe.each(BACKENDS)('%s', (backend) => {
   const device = (): object => (backend === 'webgpu' ? { device: node.runner() } : {});
 
   test.each([

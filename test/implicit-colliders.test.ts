@@ -85,7 +85,8 @@ describe.each(SCHEMES)('%s', (integrator) => {
   });
 });
 
-test.each(SCHEMES)(
+// Under mutation testing (WEFT_MUTATION=1) Newmark's cloth only (3 s): backward Euler's is 20 s.
+test.each(SCHEMES.filter((s) => process.env['WEFT_MUTATION'] !== '1' || s === 'newmark'))(
   '%s: a 10² cloth dropped on a sphere ends outside it at the thickness, resting',
   async (integrator) => {
     const model = clothOnSphere(10, 0.4);

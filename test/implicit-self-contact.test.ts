@@ -44,7 +44,9 @@ describe.each(SCHEMES)('%s', (integrator) => {
     expect(stats.selfContact!.truncated).toBeGreaterThanOrEqual(1);
   });
 
-  test('a 16² cloth collapsing onto itself on a floor for 2 s: no intersection at any 5th step', async () => {
+  test('a 16² cloth collapsing onto itself on a floor for 2 s: no intersection at any 5th step', async (context) => {
+    // 14–65 s: skipped under mutation testing (WEFT_MUTATION=1), where the vertex shot covers the contacts.
+    if (process.env['WEFT_MUTATION'] === '1') context.skip();
     const worst = async (model: Model): Promise<number> => {
       const simulation = await createSimulation(model, { integrator, dt: 1 / 60 });
       let most = 0;

@@ -108,7 +108,9 @@ test('a 6 × 6 grid: flat, and folded over 5 cm above itself, it does not inters
   for (const [a, b] of through) expect(Math.min(a, b)).toBeLessThan(2 * (n - 1)); // a first-row triangle in each
 });
 
-test('a 24² cloth dropped on a sphere (implicit Euler, multigrid, dt = 1/60, 2 s): nothing inside the sphere, no self-intersection', async () => {
+test('a 24² cloth dropped on a sphere (implicit Euler, multigrid, dt = 1/60, 2 s): nothing inside the sphere, no self-intersection', async (context) => {
+  // 16 s, and its solver (multigrid) is outside the mutated core: skipped under mutation testing.
+  if (process.env['WEFT_MUTATION'] === '1') context.skip();
   const n = 24;
   const half = (0.03 * (n - 1)) / 2;
   const cloth = buildCloth({ nx: n, ny: n, spacing: 0.03, particleMass: 0.003, structuralStiffness: 500, shearStiffness: 100, bendStiffness: 20, damping: 0.05, pins: 'none', origin: [-half, 0.35, -half] }); // prettier-ignore

@@ -2,10 +2,17 @@
  * The Node side of a GPU suite: one device for the test file (Dawn through the `webgpu` package,
  * SwiftShader when no GPU answers), an uncaptured-error listener, a check that the error capture
  * works, and the suite's runner built on that device. No adapter is a failure, not a skip.
+ * Under mutation testing (vitest.mutate.config.ts sets WEFT_MUTATION=1) no device is acquired: the
+ * suites that mix backends run their CPU cases only (`BACKENDS`).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { provokeValidationErrors, watchUncapturedErrors } from './gpu-cases.ts';
 import { acquireDevice } from '../../src/index.ts';
+
+/** Stryker's test runs (vitest.mutate.config.ts): the CPU core is mutated, not the GPU backend. */
+export const MUTATION_RUN = process.env['WEFT_MUTATION'] === '1';
+/** The backends a suite that compares them runs: the CPU alone under mutation testing. */
+export const BACKENDS: readonly ('cpu' | 'webgpu')[] = MUTATION_RUN ? ['cpu'] : ['cpu', 'webgpu'];
 
 export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: string[]) => R): {
   runner: () => R;
@@ -15,6 +22,12 @@ export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: str
   let adapter = '';
   let uncaptured: string[] = [];
   let runner: R | undefined;
+  if (MUTATION_RUN) {
+    const none = (): never => {
+      throw new Error('no GPU device under mutation testing (WEFT_MUTATION=1): a CPU case only');
+    };
+    return { runner: none, adapter: none };
+  }
 
   beforeAll(async () => {
     const acquired = await acquireDevice();
