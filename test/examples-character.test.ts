@@ -3,9 +3,10 @@
  * implicit Euler, multigrid CG to 1e-3, air damping 0.1/s, the character moved by setColliderPose
  * before each step — on the CPU backend, at the step the page takes for it (contactStepLimit). At
  * the page's former 1/240 s the square crumpled when it reached the floor: 445 J of spring energy
- * at 0.8 s at 48², 1,098 J at 64² (Weft's contacts pull a particle within a step's reach onto a
- * surface and then let it through; contactStepLimit's comment has the mechanism). 48² here: 64²
- * takes minutes on this CPU path (measured at its step, 0.00205 s, 503 s on a loaded 2-core VM).
+ * at 0.8 s at 48², 1,098 J at 64² (Weft's contacts pulled a particle within a step's reach by its
+ * whole speed onto a surface and then let it through; fixed: contactStepLimit's comment). 48²
+ * here: 64² takes minutes on this CPU path (measured at its step, 0.00205 s, 503 s on a loaded
+ * 2-core VM).
  *
  * The bound is the energy the scene has: the square starts flat at rest 2.1 m above the floor, so
  * it has m g y = 1 kg × 9.81 m/s² × 2.1 m = 20.6 J, and the only other source is the work of the

@@ -192,17 +192,19 @@ export function explicitStepLimit(settings: SceneSettings): number {
 }
 
 /**
- * The largest step at which Weft's contacts leave the character scene's square uncrumpled, s:
- * 1/240 s at 32², scaled with the spacing, (1/240) × 31/(size − 1); no limit in the other scenes.
- * Weft's implicit contacts (src/backends/cpu/contacts.ts detect, shaders/contact-detect.wgsl) pull
- * a particle within one step's reach, h (|v| + the fastest collider's speed) + h² |g|, onto the
- * surface, at −gap/h; its contact force then pulls inwards, which releases it for the next step,
- * and it ends that step up to h |v| behind the surface, from where it is moved back out — a jump
- * of h |v| against springs of rest length l = 3.15 m/(size − 1). Measured (CPU, implicit Euler,
- * multigrid CG to 1e-3, the page's 1/240 s): 32² settles at 2–11 J of spring energy, 48² spikes
- * to 445 J at 0.8 s, 64² reaches 1,098 J (WebGPU, Dawn on SwiftShader: 977 J); 64² at 1/480 s
- * (h |v|/l as at 32²) settles at 8–13 J, and at this limit, 0.00205 s, 12 J at 0.8 s on WebGPU;
- * 96² at its 1/735 s stays under 6 J.
+ * The step the character scene takes at most, s: 1/240 s at 32², scaled with the spacing,
+ * (1/240) × 31/(size − 1); no limit in the other scenes. It was made for a contact fault now fixed
+ * (Weft's implicit contacts pulled a particle within one step's reach *by its whole speed* onto a
+ * surface at −gap/h, its force read as adhesion released it, and it ended the next step up to
+ * h |v| behind: at 1/240 s 48² spiked to 445 J of spring energy and 64² to 1,098 J; contacts are
+ * now taken where free flight's *normal* approach reaches the surface,
+ * reports/design/contact-release-cycle.md). Measured since (CPU, implicit Euler, multigrid CG to
+ * 1e-3, to 1.5 s): 48² at 1/240 s peaks at 14.9 J, as at this limit (15.3 J); 64² at 1/240 s at
+ * 67.5 J and at 0.0031 s at 79.6 J (a friction snag on the left arm at 0.92–0.94 s, then ≤ 10 J),
+ * at this limit, 0.00205 s, at 29.2 J; 128² at 1/240 s reaches 238 J at 1.0 s (145 J at 1.2 s).
+ * What remains grows with h |v| / l, l = 3.15 m/(size − 1) the rest length: a particle its springs
+ * carry behind a surface faster than free flight ends the step up to h |v| behind it (10 mm at
+ * 128²) and is moved out by the next, a jump its springs never saw. So the limit stays.
  */
 export function contactStepLimit(settings: SceneSettings): number {
   return settings.scene === 'character' ? (1 / 240) * (31 / (settings.size - 1)) : Infinity;
