@@ -248,6 +248,7 @@ describe('errors', () => {
     [{ shape: 'box', center: [0, 0], halfExtents: [1, 1, 1] }, 'colliders[0].center'],
     [{ shape: 'box', center: [0, 0, 0], halfExtents: [1, 0, 1] }, 'colliders[0].halfExtents[1]'],
     [{ shape: 'capsule', a: [0, 0, 0], b: [1, 0, 0], radius: 0.1, friction: -0.5 }, 'colliders[0].friction'],
+    [{ shape: 'sphere', center: [0, 0, 0], radius: 1, thickness: -0.01 }, 'colliders[0].thickness'],
   ])('%o names %s', (collider, field) => {
     expect(() => particle([0, 1, 0], [collider as Shape])).toThrow(expect.objectContaining({ name: 'WeftInputError', field })); // prettier-ignore
   });

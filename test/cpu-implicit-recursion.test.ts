@@ -348,6 +348,36 @@ describe('Newton iterations on the linear spring', () => {
     expect(stats.newtonIterations).toBeLessThan(5 * 20);
   });
 
+  test('the relative residual criterion stops at the first i ≥ 2 with ‖R_i‖ < ε_r ‖R_1‖: a scalar Newton recursion counts the iterations', async () => {
+    // A particle between two fixed anchors at (±1, 0, 0), springs k, rest length L < 1 (stretched
+    // throughout), moves along y only: F(y) = −2k (1 − L/r) y + m g, r = √(1 + y²), nonlinear in y.
+    // Newton on a (x = y₀ + h² a from rest): G(a) = F(y) − m a, a ← a + G / (m + h² 2k (1 − L/r + L y²/r³)).
+    // The system's right-hand side is G (one free particle): ‖R_i‖ = |G(a_i)| up to a constant factor.
+    const [m, k, L, g, h, y0, tr] = [1, 1000, 0.5, -9.81, 0.1, 2, 1e-5];
+    const model = createModel({ positions: [-1, 0, 0, 1, 0, 0, 0, y0, 0], masses: [1, 1, m], fixed: [0, 1], springPairs: [0, 2, 1, 2], springStiffness: k, springRestLengths: [L, L], gravity: [0, g, 0] }); // prettier-ignore
+    const simulation = new CpuImplicitSimulation(model, { integrator: 'backward-euler', dt: h, solver: 'pcg', tolerance: 1e-14, correctionTolerance: 0, absoluteResidualTolerance: 0, residualTolerance: tr, newtonIterations: 20 }); // prettier-ignore
+    simulation.step(1);
+    const residuals: number[] = [];
+    const accelerations: number[] = [];
+    for (let i = 0, a = 0; i < 10; i++) {
+      const y = y0 + h * h * a;
+      const r = Math.hypot(1, y);
+      const G = -2 * k * (1 - L / r) * y + m * g - m * a;
+      residuals.push(Math.abs(G));
+      accelerations.push(a);
+      a += G / (m + h * h * 2 * k * (1 - L / r + (L * y * y) / r ** 3));
+    }
+    const stop = residuals.findIndex((r, i) => i >= 2 && r < tr * residuals[1]!);
+    // ‖R₂‖/‖R₁‖ ≈ 8e-2, ‖R₃‖/‖R₁‖ ≈ 4e-4, ‖R₄‖/‖R₁‖ ≈ 9e-9: four iterations, no tie near ε_r.
+    expect(stop).toBe(4);
+    expect(residuals[3]! / residuals[1]!).toBeGreaterThan(10 * tr);
+    const stats = (await simulation.readSolverStats())!;
+    expect(stats.newtonIterations).toBe(stop);
+    expect(stats.converged).toBe(true);
+    const { positions } = await simulation.readState();
+    expect(positions[7]!).toBeCloseTo(y0 + h * h * accelerations[stop]!, 12);
+  });
+
   test('a step whose total correction is zero (at rest, no force) is unconverged after one iteration (Caribou: ‖U‖² < ε)', async () => {
     // Two particles on a spring at its rest length, no gravity, at rest: b = 0, so δa = 0.
     const still = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 1], fixed: [0], springPairs: [0, 1], springStiffness: 10, springRestLengths: [1], gravity: [0, 0, 0] }); // prettier-ignore

@@ -33,6 +33,13 @@ async function expectDestroyed(simulation: Simulation): Promise<void> {
   await expect(simulation.advance(1)).rejects.toThrow(WeftDestroyedError);
   await expect(simulation.readSolverStats()).rejects.toThrow(WeftDestroyedError);
   await expect(simulation.finished()).rejects.toThrow(WeftDestroyedError);
+  // Each names the call.
+  await expect(simulation.readState()).rejects.toThrow(/^readState\(\): the simulation was destroyed/);
+  await expect(simulation.advance(1)).rejects.toThrow(/^advance\(\): the simulation was destroyed/);
+  await expect(simulation.readSolverStats()).rejects.toThrow(
+    /^readSolverStats\(\): the simulation was destroyed/,
+  );
+  await expect(simulation.finished()).rejects.toThrow(/^finished\(\): the simulation was destroyed/);
   // Attachments (test/attachments.test.ts) too, before any validation of their arguments.
   expect(() => simulation.setParticles({ indices: [0], positions: [0, 0, 0] })).toThrow(WeftDestroyedError);
   expect(() => simulation.pin([0])).toThrow(/pin\(\): the simulation was destroyed/);

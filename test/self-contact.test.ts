@@ -101,6 +101,29 @@ describe('self-contact pairs (CPU)', () => {
     }
   });
 
+  it('coincident parallel edges (d = 0 now and at the start, e₁ × e₂ = 0): the normal falls back to +y, as in self-pair-common.wgsl', () => {
+    // Edge (3, 4) lies on edge (0, 1) (both along x at y = 0): no closest-point direction, no cross product.
+    const model = createModel({
+      positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, -0.25, 0, 0, 0.25, 0, 0, 0, 0.5, 0],
+      masses: [1, 1, 1, 1, 1, 1],
+      springPairs: [0, 1],
+      springStiffness: 0,
+      gravity: [0, 0, 0],
+      triangles: [0, 1, 2, 3, 4, 5],
+      selfCollision: { thickness: 0.1, stiffness: 200 },
+    });
+    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+    const x = Float64Array.from(model.particlePositions);
+    contact.detect(x, new Float64Array(x.length), 1 / 60);
+    const particles = (e: number): number[] => Array.from(contact.indices.subarray(4 * e, 4 * e + 4)).sort();
+    const ee = Array.from({ length: contact.count }, (_, e) => e).find(
+      (e) => contact.pairs.kinds[e] === 1 && particles(e).join() === '0,1,3,4',
+    );
+    expect(ee).toBeDefined();
+    expect(contact.pairGeometry(x, ee!)).toBe(0);
+    expect(Array.from(contact.normal)).toEqual([0, 1, 0]);
+  });
+
   it('the diagonal blocks (addDiagonal) are those of the product (productTerms) applied to unit vectors', () => {
     const model = twoTriangles(0.05);
     const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
