@@ -109,6 +109,19 @@ test('a capsule moving sideways carries a particle resting on its middle with th
   sim.destroy();
 });
 
+test('a capsule along z turning about its end a carries a particle resting at t = 0.75 of its length at 0.75 of b’s velocity', async () => {
+  const dt = 1 / 60;
+  // a = (0, 0, −1), b = (0, 0, 1); the particle on top at z = 0.5: t = (x − a)·(b − a)/|b − a|² = 0.75.
+  const model = particleOn([0, 0.1 + THICKNESS, 0.5], [{ shape: 'capsule', a: [0, 0, -1], b: [0, 0, 1], radius: 0.1, friction: 50, thickness: THICKNESS }]); // prettier-ignore
+  const sim = await createSimulation(model, { integrator: 'implicit-euler', dt });
+  // b moves along x at 1 m/s: the surface point under the particle at (1 − t)·0 + t·1 = 0.75 m/s.
+  await drive(sim, 6, 1, (t) => ({ b: [t, 0, 1] }));
+  const { velocities } = await sim.readState();
+  expect(velocities[0]).toBeGreaterThan(0.7);
+  expect(velocities[0]).toBeLessThan(0.8);
+  sim.destroy();
+});
+
 describe('setColliderPose validation', () => {
   const model = particleOn([0, 1, 0], [{ shape: 'sphere', center: [0, 0, 0], radius: 0.5 }, { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }]); // prettier-ignore
   test.each([

@@ -126,6 +126,7 @@ describe('createModel rejects bad input with a WeftInputError naming the field',
   });
   test('the message says what was given', () => {
     expect(() => createModel(changed({ springStiffness: [10, -1, 10] }))).toThrow(/^springs\.stiffness\[1\]: must be ≥ 0, got -1$/); // prettier-ignore
+    expect(() => createModel(changed({ springPairs: [0, 1, 1, 2, 2] }))).toThrow(/^springs\.pairs: length 5 is not even \(pairs a, b\)$/); // prettier-ignore
   });
 });
 

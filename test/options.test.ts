@@ -70,6 +70,25 @@ describe('an option that does not apply is an error, not ignored', () => {
     expect((await simulation.readState()).step).toBe(1);
   });
 
+  // errorControl 'drake' (velocity-implicit-euler's default) bounds max_i w_i |e_i| by accuracy alone.
+  test.each([
+    ['absoluteTolerance', { absoluteTolerance: 1e-6 }],
+    ['velocityAbsoluteTolerance', { velocityAbsoluteTolerance: 1e-6 }],
+    ['errorNorm', { errorNorm: 'rms' }],
+  ] as const)('%s under errorControl drake', async (field, option) => {
+    const options = { integrator: 'velocity-implicit-euler', accuracy: 1e-3, ...option } as const;
+    const error = await createAdaptiveSimulation(rope, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WeftInputError);
+    expect((error as WeftInputError).field).toBe(field);
+    expect((error as Error).message).toMatch(/does not apply with errorControl 'drake'/);
+  });
+
+  test("errorNorm 'max' is drake's own norm: accepted", async () => {
+    const options = { integrator: 'velocity-implicit-euler', accuracy: 1e-3, errorNorm: 'max' } as const;
+    const simulation = await createAdaptiveSimulation(rope, options);
+    simulation.destroy();
+  });
+
   test('scheme on rk45 (adaptive)', async () => {
     const error = await createAdaptiveSimulation(rope, { integrator: 'rk45', scheme: 'rk4' }).catch(
       (e: unknown) => e,

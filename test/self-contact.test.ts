@@ -21,7 +21,10 @@ import { selfIntersections } from './helpers/self-intersection.ts';
 function twoTriangles(
   gap: number,
   velocity = 0,
-  selfCollision: { thickness: number; stiffness: number } | null = { thickness: 0.2, stiffness: 500 },
+  selfCollision: { thickness: number; stiffness: number; damping?: number } | null = {
+    thickness: 0.2,
+    stiffness: 500,
+  },
   fixed: number[] = [],
 ): Model {
   const positions = [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, gap, 0.3, 0.3, gap + 0.2, 1.3, 1.3, gap + 0.2, 0.3];
@@ -99,6 +102,22 @@ describe('self-contact pairs (CPU)', () => {
       minus[k]! -= 1e-6;
       expect(force[k]!).toBeCloseTo(-(pairEnergy(contact, plus) - pairEnergy(contact, minus)) / 2e-6, 6);
     }
+  });
+
+  it('explicit activation is d < r: listed pairs farther than r give no force, even with damping and an approach', () => {
+    // Vertex 3 at 0.15 above the first triangle, approaching at 1 m/s; r = 0.1: listed (within
+    // r + its reach 2h|v| + r/2), not active, so neither k (r − d) nor −c (g·v) acts.
+    const model = twoTriangles(0.15, -1, { thickness: 0.1, stiffness: 500, damping: 5 });
+    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+    const x = Float64Array.from(model.particlePositions);
+    const v = Float64Array.from(model.particleVelocities);
+    contact.detect(x, v, 1 / 60);
+    expect(contact.count).toBeGreaterThan(0);
+    contact.states(x, v, false, true);
+    expect(contact.stats.activePairs).toBe(0);
+    const force = new Float64Array(x.length);
+    contact.gather(force, false);
+    expect(Array.from(force)).toEqual(new Array(x.length).fill(0));
   });
 
   it('coincident parallel edges (d = 0 now and at the start, e₁ × e₂ = 0): the normal falls back to +y, as in self-pair-common.wgsl', () => {
