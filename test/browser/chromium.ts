@@ -2,7 +2,7 @@
  * Headless Chromium with WebGPU on SwiftShader, driven by puppeteer-core, and a Vite dev server
  * that serves the repository (TypeScript and `?raw` WGSL imports) to it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,7 +86,15 @@ export async function startBrowserSession(
   optimizeEntries: readonly string[] = ['test/browser/gpu-harness.html'],
 ): Promise<BrowserSession> {
   const executable = findChromium();
+  // A dependency cache of its own. Vite commits a pre-bundle by replacing its cache folder, and two
+  // sessions side by side (vitest runs two files at a time) shared one: a session's commit could
+  // swap the bundles under the other's running page. CI's three.js page once ran on bundles from two
+  // optimizations (its stack trace cites three_webgpu.js:58045; one optimization's three_webgpu.js
+  // has 35,078 lines), its node builder overflowed the stack, and the cloth was never drawn.
+  mkdirSync(join(REPO_ROOT, 'node_modules/.vite'), { recursive: true });
+  const cacheDir = mkdtempSync(join(REPO_ROOT, 'node_modules/.vite/session-'));
   const server = await createServer({
+    cacheDir,
     configFile: join(REPO_ROOT, 'vite.config.ts'),
     root: REPO_ROOT,
     logLevel: 'warn',
@@ -108,6 +116,7 @@ export async function startBrowserSession(
     } finally {
       await server.close();
       rmSync(profile, { recursive: true, force: true });
+      rmSync(cacheDir, { recursive: true, force: true });
     }
   };
   try {
