@@ -2,6 +2,7 @@
 // Implicit cloth benchmark: linear-solver iterations per step at k = 1e4, steps/s on both backends,
 // and the matrix-free product's bandwidth against a copy kernel measured in the same run.
 // Usage: node bench/implicit.mjs [--sizes 64,128] [--steps 10] [--gpu-steps 3] [--solvers cg,pcg] [--pairs 5]
+//          [--backends cpu,webgpu]
 // Needs `npm run build` first (it imports dist/weft.js).
 import { parseArgs } from 'node:util';
 import {
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     integrator: { type: 'string', default: 'implicit-euler' },
     'max-iterations': { type: 'string', default: '500' },
     pairs: { type: 'string', default: '5' },
+    backends: { type: 'string', default: 'cpu,webgpu' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -49,7 +51,7 @@ const rows = [];
 for (const n of sizes) {
   const model = cloth(n);
   for (const solver of solvers) {
-    for (const backend of ['cpu', 'webgpu']) {
+    for (const backend of values.backends.split(',')) {
       const steps = Number(backend === 'cpu' ? values.steps : values['gpu-steps']);
       const sim = await createSimulation(model, {
         backend,

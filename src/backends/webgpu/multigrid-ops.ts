@@ -50,11 +50,23 @@ export class GpuMultigrid {
   constructor(private readonly x: ExecutorServices) {
     const { model, device, workgroupSize } = x;
     this.hierarchy = buildMultigridHierarchy(model);
-    const graph: number[] = [];
+    // mgGraph: every level's adjacency, then every coarsening's weighted lists, as u32. Sized first
+    // and filled in place: at 1024² it holds over 2²⁷ entries, past what a JavaScript array holds
+    // ("Invalid array length" on an H200, where the buffer itself would have fitted).
+    const lists = this.hierarchy.coarsenings.flatMap((c) => [c.restriction, c.prolongation, c.nodeTerms, c.edgeTerms]); // prettier-ignore
+    const length =
+      this.hierarchy.levels.reduce((sum, level) => sum + level.offsets.length + level.entries.length, 0) +
+      lists.reduce((sum, list) => sum + list.offsets.length + 2 * list.refs.length, 0);
+    const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+    if (4 * length > limit)
+      throw new WeftInputError('solver', `'multigrid' is too large for this device: its hierarchy's index and weight lists need ${4 * length} bytes, the device allows ${limit} per storage buffer (use solver 'pcg', or a device with a larger maxStorageBufferBindingSize)`); // prettier-ignore
+    const graph = new Uint32Array(length);
+    const graphWeights = new Float32Array(graph.buffer);
+    let used = 0;
     const append = (values: ArrayLike<number>): number => {
-      const at = graph.length;
-      for (let k = 0; k < values.length; k++) graph.push(values[k]!);
-      return at;
+      graph.set(values, used);
+      used += values.length;
+      return used - values.length;
     };
     let [nodes, edges, coarseNodes] = [0, 0, 0];
     const coarseOffsets: number[] = [];
@@ -74,14 +86,13 @@ export class GpuMultigrid {
       this.levels.push({ ...place, vectors: [at, coarseNodes + at, 2 * coarseNodes + at] });
     });
     // A weighted list: its offsets, then (ref, f32 weight bits) pairs (shaders/mg-common.wgsl).
-    const weights = new Float32Array(1);
-    const bits = new Uint32Array(weights.buffer);
     const appendList = (list: WeightedLists): number => {
       const at = append(list.offsets);
-      list.refs.forEach((ref, t) => {
-        weights[0] = list.weights[t]!;
-        graph.push(ref, bits[0]!);
-      });
+      for (let t = 0; t < list.refs.length; t++) {
+        graph[used] = list.refs[t]!;
+        graphWeights[used + 1] = list.weights[t]!;
+        used += 2;
+      }
       return at;
     };
     for (const c of this.hierarchy.coarsenings) {
@@ -89,9 +100,7 @@ export class GpuMultigrid {
       const [nodeTermList, edgeTermList] = [appendList(c.nodeTerms), appendList(c.edgeTerms)];
       this.coarsenings.push({ restrictList, prolongList, nodeTermList, edgeTermList, correction: c.correction }); // prettier-ignore
     }
-    const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-    if (4 * graph.length > limit)
-      throw new WeftInputError('solver', `'multigrid' is too large for this device: its hierarchy's index and weight lists need ${4 * graph.length} bytes, the device allows ${limit} per storage buffer (use solver 'pcg', or a device with a larger maxStorageBufferBindingSize)`); // prettier-ignore
+    if (used !== length) throw new Error(`mgGraph: ${used} entries written, ${length} sized`);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const full = this.levels.slice(1).flatMap((place) => {
       const [gx, gy] = dispatchSize(place.nodeCount, workgroupSize, device.limits);
@@ -105,7 +114,7 @@ export class GpuMultigrid {
     this.levelGroups = x.create('mg.levelGroups', groups.byteLength, storage | GPUBufferUsage.INDIRECT);
     this.levelGroupsFull = x.create('mg.levelGroupsFull', groups.byteLength, storage, groups.buffer);
     this.bound = {
-      mgGraph: x.create('mg.graph', 4 * graph.length, storage, Uint32Array.from(graph).buffer),
+      mgGraph: x.create('mg.graph', graph.byteLength, storage, graph.buffer),
       mgNodes: x.create('mg.nodes', 4 * nodes * VEC4_BYTES, storage),
       mgEdges: x.create('mg.edges', 2 * Math.max(1, edges) * VEC4_BYTES, storage),
       mgVectors: x.create('mg.vectors', 3 * Math.max(1, coarseNodes) * VEC4_BYTES, storage),
