@@ -69,7 +69,12 @@ const COARSEST = 8;
  * 12,481 particles — plain aggregation, θ = 1.8: 11, 14, 17 and 17, 25, 34; smoothed, strength
  * 0.8: 7, 9, 10 and 10, 15, 22; smoothed over every spring: 6, 7, 8 and 9, 15, 22 but 4–30× the
  * coarse terms (a coarse level nearly dense by the third); smoothed on the first coarsening only:
- * 10, 16, 25. V(2,2): 8, 10, 11 and 11, 18, 25; V(1,1): 11, 13, 15 and 15, 24, 34.
+ * 10, 16, 25. V(2,2): 8, 10, 11 and 11, 18, 25; V(1,1): 11, 13, 15 and 15, 24, 34. The smoother
+ * is ω-weighted block Jacobi with the coarse levels' diagonal blocks enlarged by the negative parts
+ * of their blocks (CpuMultigrid.invertDiagonal), without which it diverged on coarse levels where
+ * stiff bend springs count as strong; that cost the cloth and the disk above at most one iteration
+ * per solve (test/cpu-multigrid.test.ts's scenes, most per solve in two steps: cloth 8, 10, 12 →
+ * 8, 10, 13; disk 10, 15, 22 → 10, 16, 22).
  */
 export const MULTIGRID_CYCLE = { smoothing: 3, weight: 0.75, coarseSweeps: 20, prolongationSmoothing: 2 / 3, strongConnection: 0.8, overCorrection: 1.8 } as const; // prettier-ignore
 

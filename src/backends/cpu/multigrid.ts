@@ -54,6 +54,61 @@ function invertBlock(D: ArrayLike<number>, out: RealArray, o: number): void {
   for (let q = 0; q < 6; q++) out[o + q] = inv[q]! / det;
 }
 
+/**
+ * B⁻ = −Σ_{λ < 0} λ v vᵀ, the negative part of the symmetric 3×3 block B at `o` (xx, yy, zz, xy,
+ * xz, yz), times `scale`, added to `D` (mg-nodes.wgsl's negativePart, the same steps). The
+ * eigenvalues by the trigonometric solution of the characteristic cubic (Smith 1961); at most one
+ * eigenvector is needed — λ₃'s when only it is negative (B⁻ = −λ₃ v₃v₃ᵀ), λ₁'s when only it is
+ * not (B⁻ = λ₁ v₁v₁ᵀ − B) — as the longest cross product of two rows of B − λI. Where none is
+ * longer than 0 (a double eigenvalue in float arithmetic) the bound −λ₃ I, resp. λ₁ I − B.
+ */
+export function addNegativePart(B: ArrayLike<number>, o: number, scale: number, D: Float64Array): void {
+  const [xx, yy, zz, xy, xz, yz] = [B[o]!, B[o + 1]!, B[o + 2]!, B[o + 3]!, B[o + 4]!, B[o + 5]!];
+  const q = (xx + yy + zz) / 3;
+  const p = Math.sqrt(((xx - q) ** 2 + (yy - q) ** 2 + (zz - q) ** 2 + 2 * (xy * xy + xz * xz + yz * yz)) / 6);
+  const add = (m: number, v: readonly number[]): void => {
+    const w = scale * m;
+    [D[0], D[1], D[2]] = [D[0]! + w * v[0]! * v[0]!, D[1]! + w * v[1]! * v[1]!, D[2]! + w * v[2]! * v[2]!];
+    [D[3], D[4], D[5]] = [D[3]! + w * v[0]! * v[1]!, D[4]! + w * v[0]! * v[2]!, D[5]! + w * v[1]! * v[2]!];
+  };
+  const minusB = (): void => {
+    for (let k = 0; k < 6; k++) D[k] = D[k]! - scale * B[o + k]!;
+  };
+  const identity = (m: number): void => {
+    for (let k = 0; k < 3; k++) D[k] = D[k]! + scale * m;
+  };
+  if (!(p > 0)) {
+    if (q < 0) identity(-q); // B = q I
+    return;
+  }
+  // det((B − qI) / p) / 2 = cos 3φ.
+  const [a, b, c, d, e, f] = [(xx - q) / p, (yy - q) / p, (zz - q) / p, xy / p, xz / p, yz / p];
+  const half = (a * (b * c - f * f) - d * (d * c - f * e) + e * (d * f - b * e)) / 2;
+  const phi = Math.acos(Math.min(1, Math.max(-1, half))) / 3;
+  const [l1, l3] = [q + 2 * p * Math.cos(phi), q + 2 * p * Math.cos(phi + (2 * Math.PI) / 3)];
+  const l2 = 3 * q - l1 - l3;
+  if (l3 >= 0) return;
+  if (l1 <= 0) return minusB();
+  const lambda = l2 >= 0 ? l3 : l1;
+  const rows = [[xx - lambda, xy, xz], [xy, yy - lambda, yz], [xz, yz, zz - lambda]] as const;
+  let [best, length] = [[0, 0, 0], 0];
+  for (const [r, t] of [[0, 1], [0, 2], [1, 2]] as const) {
+    const [u, w] = [rows[r], rows[t]];
+    const cross = [u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]];
+    const squared = cross[0]! ** 2 + cross[1]! ** 2 + cross[2]! ** 2;
+    if (squared > length) [best, length] = [cross, squared];
+  }
+  const v = best.map((x) => x / Math.sqrt(length));
+  if (l2 >= 0) {
+    if (length > 0) add(-l3, v);
+    else identity(-l3);
+  } else {
+    minusB();
+    if (length > 0) add(l1, v);
+    else identity(l1);
+  }
+} // prettier-ignore
+
 /** out_k = Σ_t w_t X(ref_t) per owner k, X a fine node's S or (EDGE_REF) a fine edge's E. */
 function gatherBlocks(lists: WeightedLists, fine: LevelOperator, out: RealArray): void {
   out.fill(0);
@@ -114,7 +169,24 @@ export class CpuMultigrid {
     });
   }
 
-  /** inverse_i = (S_i + Σ_{edges at i} E_e (+ `add`'s block))⁻¹; 0 where S_xx = 0 (fixed). */
+  /**
+   * inverse_i = M_i⁻¹, 0 where S_xx = 0 (fixed). Level 0: M_i = D_i = S_i + Σ_{edges at i} E_e
+   * (+ `add`'s block); a coarse level: M_i = D_i + ½ S_i⁻ + Σ_{edges at i} E_e⁻, B⁻ a block's
+   * negative part ({@link addNegativePart}; mg-nodes.wgsl likewise). D alone bounds A only where
+   * the blocks are positive semi-definite: 2D − A has the quadratic form Σ u_iᵀ S_i u_i +
+   * Σ_e (u_i + u_j)ᵀ E_e (u_i + u_j), so λ_max(D⁻¹A) ≤ 2 where every S and E is — level 0 with
+   * clamped Jacobians (with 'exact' ones A itself may be indefinite). Smoothed aggregation's
+   * coarse blocks are not: E_IJ sums fine blocks with weights of both signs. On a cloth whose bend
+   * springs count as strong (48², structural = shear = bend = 10⁴ N/m) λ_max(D⁻¹A) reached 3.2, 4.9
+   * and 5.7 on levels 1–3: ω = 0.75 Jacobi diverged there, the coarsest level's 20 sweeps
+   * amplified, and the V-cycle had eigenvalues near −10⁸ — the GPU's CG broke down (p·Ap ≤ 0 by
+   * its recurrence), the CPU's took 31 iterations in two steps. With the negative parts
+   * 2M − A ⪰ 0 on every level, since (u_i + u_j)ᵀ E (u_i + u_j) ≥ −2 (u_iᵀ E⁻ u_i + u_jᵀ E⁻ u_j):
+   * λ_max(M⁻¹A) ≤ 2 (measured 1.2, 1.4, 1.0 on that cloth's levels 1–3), ω = 0.75 Jacobi converges
+   * on every level and the V-cycle is SPD (5 iterations in two steps). As blocks, not as their
+   * norms times I: that bound over-damps the coarse smoothers (the 12,481-particle disk of
+   * multigrid-hierarchy.ts: 42 CG iterations in two steps against 30).
+   */
   private invertDiagonal(l: number, add?: (i: number, D: Float64Array) => void): void {
     const { S, E, inverse } = this.levels[l]!;
     const graph = this.hierarchy.levels[l]!;
@@ -125,8 +197,12 @@ export class CpuMultigrid {
         continue;
       }
       for (let q = 0; q < 6; q++) D[q] = S[6 * i + q]!;
-      for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++)
-        for (let q = 0; q < 6; q++) D[q]! += E[6 * graph.entries[2 * j]! + q]!;
+      if (l > 0) addNegativePart(S, 6 * i, 0.5, D);
+      for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++) {
+        const e = 6 * graph.entries[2 * j]!;
+        for (let q = 0; q < 6; q++) D[q]! += E[e + q]!;
+        if (l > 0) addNegativePart(E, e, 1, D);
+      }
       add?.(i, D);
       invertBlock(D, inverse, 6 * i);
     }
