@@ -5,7 +5,8 @@
  * Möller's interval test (T. Möller, "A fast triangle-triangle intersection test", J. Graphics
  * Tools 2(2), 1997): each triangle's corners against the other's plane, then the two intervals on
  * the line where the planes meet; coplanar pairs by edge crossings and containment in 2-D.
- * Float64, no tolerance: touching counts as intersecting.
+ * Float64: touching counts as intersecting, and so does overlapping within 1e-9 of the pair's
+ * size of each other's planes (taken as coplanar).
  */
 type Vec3 = [number, number, number];
 
@@ -61,7 +62,13 @@ export function trianglesIntersect(t: Vec3[], u: Vec3[]): boolean {
   const n1 = cross(sub(t[1]!, t[0]!), sub(t[2]!, t[0]!));
   const d2 = u.map((v) => dot(n1, sub(v, t[0]!)));
   if ((d2[0]! > 0 && d2[1]! > 0 && d2[2]! > 0) || (d2[0]! < 0 && d2[1]! < 0 && d2[2]! < 0)) return false;
-  if (d1.every((x) => x === 0)) return coplanar(n1, t, u);
+  // Within 1e-9 of the pair's size of each other's planes: coplanar. Möller's EPSILON test, here
+  // relative; without it two triangles of one flat sheet, their distances rounding to ±1e-19 with
+  // mixed signs, went to the intervals along n1 × n2 (two equal normals: a direction made of
+  // rounding) and were counted as intersecting.
+  const size = Math.max(...[...t, ...u].map((v) => Math.hypot(...sub(v, t[0]!))));
+  const flat = (d: number[], n: Vec3): boolean => d.every((x) => Math.abs(x) <= 1e-9 * size * Math.hypot(...n)); // prettier-ignore
+  if (flat(d1, n2) && flat(d2, n1)) return coplanar(n1, t, u);
   const line = cross(n1, n2);
   const [a, b] = [
     interval(
