@@ -11,7 +11,7 @@ import { resolveAdaptiveOptions, validateOptions } from '../integrators/options.
 import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import { FusedAdaptiveStepper, FUSED_MAX_PARTICLES } from '../backends/webgpu/fused-stepper.ts';
 import { FusedUnsupported } from '../backends/webgpu/fused-program.ts';
-import { acquireDevice } from '../backends/webgpu/device.ts';
+import { withDevice } from '../backends/webgpu/device.ts';
 import { AdaptiveSimulation } from './adaptive-simulation.ts';
 
 /** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
@@ -49,35 +49,32 @@ export async function createAdaptiveSimulation(
   if (backend === 'cpu') return new AdaptiveSimulation(model, options);
   const program = adaptiveProgram(o);
   const fused = options.fused ?? model.particleCount <= FUSED_MAX_PARTICLES;
-  // What the GPU cannot run is refused before a device is requested.
-  const acquired = await acquireDevice(options.device);
-  try {
+  // What the GPU cannot run is refused before a device is requested; what the device refuses
+  // while the stepper is made (its pipelines included) fails the creation (withDevice).
+  return withDevice(options.device, (device, owned, adapterName) => {
     let stepper: WebGpuProgramStepper | FusedAdaptiveStepper | null = null;
     if (fused) {
       try {
-        stepper = new FusedAdaptiveStepper(acquired.device, model, program, o);
+        stepper = new FusedAdaptiveStepper(device, model, program, o);
       } catch (error) {
         if (!(error instanceof FusedUnsupported)) throw error;
         if (options.fused === true) throw new WeftInputError('fused', `has no form for this program: ${error.message}`); // prettier-ignore
       }
     }
-    stepper ??= new WebGpuProgramStepper(acquired.device, model, program, o.tolerances.norm);
-    const what = stepper instanceof FusedAdaptiveStepper ? ', fused' : '';
+    const made = stepper ?? new WebGpuProgramStepper(device, model, program, o.tolerances.norm);
+    const what = made instanceof FusedAdaptiveStepper ? ', fused' : '';
     return new AdaptiveSimulation(
       model,
       { ...options, precision: 'f32' },
       {
-        stepper,
-        description: `WebGPU: ${acquired.adapterName}${what}`,
-        device: acquired.device,
+        stepper: made,
+        description: `WebGPU: ${adapterName}${what}`,
+        device,
         release: () => {
-          stepper.destroy();
-          if (acquired.owned) acquired.device.destroy();
+          made.destroy();
+          if (owned) device.destroy();
         },
       },
     );
-  } catch (error) {
-    if (acquired.owned) acquired.device.destroy();
-    throw error;
-  }
+  });
 }

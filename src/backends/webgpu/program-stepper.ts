@@ -44,6 +44,8 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
     this.estimateOrder = program.adaptive!.estimateOrder;
     this.executor = new WebGpuExecutor(device, model, program, 0, WORKGROUP, program.implicit ? CHECK_EVERY : 0);
     this.loopsPerAttempt = flatOps(program.adaptive!.attempt).filter((op) => op.op === 'newton').length;
+    // Every block compiled now (dispatchCount compiles it), inside the creation's error scope.
+    for (const block of ['first', 'attempt', 'accept'] as const) this.executor.dispatchCount(block);
   } // prettier-ignore
 
   get positions(): GPUBuffer {

@@ -110,6 +110,10 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
       usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     });
     this.restart();
+    // The first step's block compiled now (dispatchCount compiles it), inside the creation's error
+    // scope (withDevice): a kernel the device refuses fails createSimulation instead of leaving
+    // every step to submit an invalid command buffer (test/gpu-setup-errors.test.ts).
+    this.executor.dispatchCount(this.startupLeft > 0 ? 'startup' : 'step');
   }
 
   /** Runs the setup block (from the state now) and restarts the startup steps. */
