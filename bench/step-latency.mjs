@@ -5,6 +5,7 @@
 // on this adapter. Scene: the solver-scaling cloth (bench/solver-scaling.mjs), dt = 1/60.
 // Usage (after `npm run build`): node bench/step-latency.mjs [--sizes 256] [--solver multigrid]
 //          [--steps 5] [--tolerance 1e-3]
+/* global GPUBufferUsage, GPUMapMode -- Dawn defines them when acquireDevice loads it */
 import { parseArgs } from 'node:util';
 import { acquireDevice, buildCloth, createSimulation } from '../dist/weft-internal.js';
 
