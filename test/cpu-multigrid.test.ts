@@ -7,8 +7,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { buildCloth, createSimulation, type Model } from '../src/index.ts';
-import { buildMultigridHierarchy, CpuMultigrid, springStates } from '../src/internal.ts';
-import { addNegativePart } from '../src/backends/cpu/multigrid.ts';
+import { addNegativePart, buildMultigridHierarchy, CpuMultigrid, springStates } from '../src/internal.ts';
 import { buildDiskMesh } from './helpers/irregular-mesh.ts';
 
 function issueCloth(n: number): Model {
