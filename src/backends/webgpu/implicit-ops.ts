@@ -6,7 +6,7 @@
  * indirect dispatch arguments of the passes still encoded after it, so they launch no workgroups.
  * CPU mirror: src/backends/cpu/implicit-ops.ts.
  */
-import type { ResolvedImplicitOptions, SolverStats } from '../../integrators/implicit-options.ts';
+import type { ResolvedImplicitOptions } from '../../integrators/implicit-options.ts';
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
 import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
@@ -14,6 +14,7 @@ import { append, indirectBy } from './dispatch.ts';
 import { dispatchSize, incidenceWithOthers, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
+import { decodeSolverControl, type GpuSolverTotals } from './solver-control.ts';
 
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
@@ -380,7 +381,7 @@ export class GpuImplicitOps {
   } // prettier-ignore
 
   /** The statistics of every solve and Newton loop so far (a readback: not for the real-time path). */
-  async readStats(): Promise<Omit<SolverStats, 'steps'> & { estimatorIterations: number }> {
+  async readStats(): Promise<GpuSolverTotals> {
     const encoder = this.x.device.createCommandEncoder({ label: 'GpuImplicitOps.readStats' });
     this.encodeStatsReadback(encoder);
     this.x.device.queue.submit([encoder.finish()]);
@@ -393,24 +394,10 @@ export class GpuImplicitOps {
   }
 
   /** The statistics copied by {@link encodeStatsReadback} (after its submission; calls one at a time). */
-  async mapStats(): Promise<Omit<SolverStats, 'steps'> & { estimatorIterations: number }> {
+  async mapStats(): Promise<GpuSolverTotals> {
     await this.statsReadback.mapAsync(GPUMapMode.READ);
-    const view = new DataView(this.statsReadback.getMappedRange().slice(0));
+    const bytes = this.statsReadback.getMappedRange().slice(0);
     this.statsReadback.unmap();
-    const layout = kernels().solverScalars.structs.get('SolverControl')!;
-    const u32 = (name: string): number => view.getUint32(layout.members.get(name)!.offset, true);
-    const f32 = (name: string): number => view.getFloat32(layout.members.get(name)!.offset, true);
-    return {
-      linearSolves: u32('linearSolves'),
-      linearIterations: u32('linearIterations'),
-      maxLinearIterations: u32('maxLinearIterations'),
-      lastResidual: f32('lastResidual'),
-      maxResidual: f32('maxResidual'),
-      unconvergedSolves: u32('unconvergedSolves'),
-      newtonIterations: u32('newtonIterations'),
-      estimatorIterations: u32('estimatorIterations'),
-      unconvergedSteps: u32('unconvergedSteps'),
-      converged: this.newton ? u32('lastConverged') === 1 : true,
-    };
+    return decodeSolverControl(bytes, this.newton);
   }
 }
