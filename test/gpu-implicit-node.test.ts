@@ -1,7 +1,9 @@
 /**
  * The implicit integrators on WebGPU in Node (Dawn through the `webgpu` package, SwiftShader when
- * no GPU answers) against the CPU reference: the suite of test/helpers/implicit-checks.ts, on one
- * device for the whole file, each case inside its own error scopes.
+ * no GPU answers) against the CPU reference: the suite of test/helpers/implicit-checks.ts at its
+ * 'plumbing' coverage (every kernel and integrator once; the full matrix runs in
+ * test/gpu-implicit-browser.test.ts), on one device for the whole file, each case inside its own
+ * error scopes.
  *
  * No adapter is a failure, not a skip: this environment is meant to have SwiftShader.
  */
@@ -11,4 +13,4 @@ import { useNodeDevice } from './helpers/node-device-suite.ts';
 
 const node = useNodeDevice(deviceRunner);
 
-describeImplicitSuite(node.runner, () => `Node: ${node.adapter()}`);
+describeImplicitSuite(node.runner, () => `Node: ${node.adapter()}`, 'plumbing');
