@@ -50,8 +50,14 @@
  * step, 2 of 240 steps unconverged) but with μ = 0.8 its energy grows from 2 J to 1e4 J by step 43,
  * with or without the end projection. Friction and the constraint change the midpoint velocity v₊
  * while the end momentum p₊ = M v₊ + (h/2) f keeps the half impulse of the forces they oppose (the
- * consistent one, p₊ = 2 M v₊ − p₀, turns a stopped midpoint into a reversed end momentum): an
- * inelastic contact needs p₊ itself constrained and friction applied to it. Future work.
+ * consistent one, p₊ = 2 M v₊ − p₀, turns a stopped midpoint into a reversed end momentum). Friction
+ * on p₊ instead (its normal part filtered, budget μ h λ per unit mass) makes that cloth settle
+ * (energy falling to rest, 2–3 Newton iterations a step at rest, 2 of 240 steps unconverged) and
+ * slides a particle right, but cannot hold one: res's tangential part (h²/4) f_t/m is free in the
+ * solve, a creep of 2.8 cm/s on a 20° slope at μ = 0.5. Friction on res as well (all of it, or only
+ * where it stops the particle) holds the particle but makes the cloth diverge again, by an amount
+ * that grows with μ (stable at μ = 0.1). What is missing is static friction inside the solve (a
+ * sticking particle constrained in all three directions). Future work.
  * Newmark carries a₊ into the next step (a ← a₊), but a contact's a₊ holds impulses spread over
  * one step — the constraint's, (T − n·base)/(hγ) along n, and friction's along the surface — not
  * accelerations: carried, a₊·n alternates in sign at a resting contact and flings the particle
