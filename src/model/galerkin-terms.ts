@@ -21,6 +21,8 @@
  * unsmoothed aggregation (weights ±1, E_IJ = Σ of the fine edges between I and J).
  */
 
+import { PairNumbering } from './pair-numbering.ts';
+
 /** Per owner (coarse node, coarse edge, …) a list of (ref, weight) terms in CSR form. */
 export interface WeightedLists {
   /** [owners + 1] */
@@ -130,29 +132,6 @@ class Triples {
   }
 }
 
-/** Coarse edges (I < J) numbered as first met, then renumbered in (I, J) order. */
-class PairIndex {
-  private readonly index = new Map<number, number>();
-  private readonly keys: number[] = [];
-
-  of(I: number, J: number): number {
-    const key = I * 0x100000000 + J;
-    let k = this.index.get(key);
-    if (k === undefined) this.index.set(key, (k = this.keys.push(key) - 1));
-    return k;
-  }
-
-  /** The pairs in (I, J) order, and each first-met number's place in it. */
-  ordered(): { edgeA: Uint32Array; edgeB: Uint32Array; position: Uint32Array } {
-    const order = this.keys.map((_, k) => k).sort((x, y) => this.keys[x]! - this.keys[y]!);
-    const position = new Uint32Array(order.length);
-    order.forEach((k, place) => (position[k] = place));
-    const edgeA = Uint32Array.from(order, (k) => Math.floor(this.keys[k]! / 0x100000000));
-    const edgeB = Uint32Array.from(order, (k) => this.keys[k]! % 0x100000000);
-    return { edgeA, edgeB, position };
-  }
-}
-
 /** The coarse level that P makes of a fine one: its edges and the term lists of its blocks. */
 export interface GalerkinCoarsening {
   readonly coarseCount: number;
@@ -180,7 +159,7 @@ function rowsCsr(rows: readonly Map<number, number>[]): { offsets: Uint32Array; 
 
 /** The term lists of Pᵀ A P for the rows of P (module comment). */
 export function galerkinCoarsening(fine: ScalarLevel, rows: readonly Map<number, number>[], coarseCount: number): GalerkinCoarsening {
-  const pairs = new PairIndex();
+  const pairs = new PairNumbering(coarseCount);
   const [nodes, edges, restriction, prolongation] = [new Triples(), new Triples(), new Triples(), new Triples()];
   const { offsets, cols, vals } = rowsCsr(rows);
   const pi = Float64Array.from(rows, (_, i) => vals.subarray(offsets[i]!, offsets[i + 1]!).reduce((sum, p) => sum + p, 0));

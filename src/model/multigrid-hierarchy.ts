@@ -14,6 +14,7 @@
  */
 import type { Model } from './model.ts';
 import { coarseScalarLevel, galerkinCoarsening, smoothedProlongation, type ScalarLevel, type WeightedLists } from './galerkin-terms.ts'; // prettier-ignore
+import { PairNumbering } from './pair-numbering.ts';
 
 /** A level's graph: node incidence in CSR form, per entry the edge and the other endpoint. */
 export interface GraphLevel {
@@ -109,7 +110,7 @@ function graphLevel(nodeCount: number, edgeA: ArrayLike<number>, edgeB: ArrayLik
 
 /** Heavy-edge matching of the nodes with `eligible` set; returns pair index per node (−1: none). */
 function matchPairs(n: number, edgeA: ArrayLike<number>, edgeB: ArrayLike<number>, weight: ArrayLike<number>, eligible: (i: number) => boolean): { group: Int32Array; count: number } {
-  const order = Array.from({ length: edgeA.length }, (_, e) => e).sort((x, y) => weight[y]! - weight[x]! || x - y);
+  const order = Uint32Array.from({ length: edgeA.length }, (_, e) => e).sort((x, y) => weight[y]! - weight[x]! || x - y);
   const group = new Int32Array(n).fill(-1);
   let count = 0;
   for (const e of order) {
@@ -119,30 +120,30 @@ function matchPairs(n: number, edgeA: ArrayLike<number>, edgeB: ArrayLike<number
   // A node left alone joins its strongest matched neighbour, else stays a singleton.
   const best = new Float64Array(n).fill(-Infinity);
   const join = new Int32Array(n).fill(-1);
-  for (const e of order)
-    for (const [i, j] of [[edgeA[e]!, edgeB[e]!], [edgeB[e]!, edgeA[e]!]] as const)
-      if (group[i]! < 0 && eligible(i) && group[j]! >= 0 && weight[e]! > best[i]!) [best[i], join[i]] = [weight[e]!, group[j]!];
+  const consider = (i: number, j: number, e: number): void => {
+    if (group[i]! < 0 && eligible(i) && group[j]! >= 0 && weight[e]! > best[i]!) [best[i], join[i]] = [weight[e]!, group[j]!];
+  };
+  for (const e of order) {
+    consider(edgeA[e]!, edgeB[e]!, e);
+    consider(edgeB[e]!, edgeA[e]!, e);
+  }
   for (let i = 0; i < n; i++) if (group[i]! < 0 && eligible(i)) group[i] = join[i]! >= 0 ? join[i]! : count++;
   return { group, count };
 } // prettier-ignore
 
 /** Edges between distinct groups, merged: coarse (a, b) with a < b and their weights summed. */
-function coarseEdges(group: Int32Array, edgeA: ArrayLike<number>, edgeB: ArrayLike<number>, weight: ArrayLike<number>) {
-  const index = new Map<number, number>();
-  const [a, b, w] = [[] as number[], [] as number[], [] as number[]];
+function coarseEdges(group: Int32Array, groupCount: number, edgeA: ArrayLike<number>, edgeB: ArrayLike<number>, weight: ArrayLike<number>) {
+  const pairs = new PairNumbering(groupCount);
+  const w: number[] = [];
   for (let e = 0; e < edgeA.length; e++) {
     let [I, J] = [group[edgeA[e]!]!, group[edgeB[e]!]!];
     if (I < 0 || J < 0 || I === J) continue;
     if (I > J) [I, J] = [J, I];
-    const key = I * 0x100000000 + J;
-    let c = index.get(key);
-    if (c === undefined) {
-      index.set(key, (c = a.push(I) - 1));
-      b.push(J);
-      w.push(0);
-    }
-    w[c]! += weight[e]!;
+    const c = pairs.of(I, J);
+    w[c] = (w[c] ?? 0) + weight[e]!;
   }
+  const [a, b] = [new Uint32Array(pairs.count), new Uint32Array(pairs.count)];
+  for (let c = 0; c < pairs.count; c++) [a[c], b[c]] = pairs.pair(c);
   return { a, b, w };
 } // prettier-ignore
 
@@ -152,7 +153,7 @@ function aggregates(
   eligible: (i: number) => boolean,
 ): { aggregate: Int32Array; count: number } {
   const first = matchPairs(level.nodeCount, level.edgeA, level.edgeB, level.w, eligible);
-  const pairs = coarseEdges(first.group, level.edgeA, level.edgeB, level.w);
+  const pairs = coarseEdges(first.group, first.count, level.edgeA, level.edgeB, level.w);
   const second = matchPairs(first.count, pairs.a, pairs.b, pairs.w, () => true);
   return {
     aggregate: Int32Array.from(first.group, (g) => (g < 0 ? -1 : second.group[g]!)),
