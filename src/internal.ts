@@ -97,6 +97,7 @@ export {
   MULTIGRID_CYCLE,
   type MultigridHierarchy,
 } from './model/multigrid-hierarchy.ts';
+export { PairNumbering } from './model/pair-numbering.ts';
 export { addNegativePart, CpuMultigrid } from './backends/cpu/multigrid.ts';
 export { colliderDistance, resolveCollider, nearestContact, FILTER_ROUNDING } from './model/colliders.ts';
 export { buildMeshBvh, closestOnTriangle, meshDistance, MESH_STACK } from './model/mesh-collider.ts';
