@@ -94,6 +94,26 @@ describe.each([
   });
 });
 
+test('a pose set before step(0) is reached over the next call that takes steps, not at the empty call', async () => {
+  // The plane is set 0.2 m up, then step(0) (no time passes), then step(4): over those 4 steps it
+  // moves at u = 0.2 / (4 h), carrying the particle resting on it (as the plane test above, with
+  // 4 steps per call). Reaching the pose in the empty call instead would leave a plane that does
+  // not move (u = 0) 0.2 m above the particle at the start of step(4), the particle pushed up to
+  // it in one step.
+  const dt = 1 / 60;
+  const model = particleOn([0, THICKNESS, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }]); // prettier-ignore
+  const sim = await createSimulation(model, { integrator: 'implicit-euler', dt });
+  sim.setColliderPose!(0, { point: [0, 0.2, 0] });
+  sim.step(0);
+  sim.step(4);
+  const { positions, velocities } = await sim.readState();
+  // At the end of step(4) the plane is at 0.2 m, moving at u: the particle on it, moving with it.
+  const u = 0.2 / (4 * dt);
+  expect(Math.abs(positions[1]! - (0.2 + THICKNESS))).toBeLessThan(1e-12);
+  expect(Math.abs(velocities[1]! - u)).toBeLessThan(1e-12);
+  sim.destroy();
+});
+
 test('a capsule moving sideways carries a particle resting on its middle with the velocity of that point', async () => {
   const dt = 1 / 60;
   const model = particleOn([0, 0.1 + THICKNESS, 0], [{ shape: 'capsule', a: [-1, 0, 0], b: [1, 0, 0], radius: 0.1, friction: 50, thickness: THICKNESS }]); // prettier-ignore

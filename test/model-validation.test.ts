@@ -127,6 +127,9 @@ describe('createModel rejects bad input with a WeftInputError naming the field',
   test('the message says what was given', () => {
     expect(() => createModel(changed({ springStiffness: [10, -1, 10] }))).toThrow(/^springs\.stiffness\[1\]: must be ≥ 0, got -1$/); // prettier-ignore
     expect(() => createModel(changed({ springPairs: [0, 1, 1, 2, 2] }))).toThrow(/^springs\.pairs: length 5 is not even \(pairs a, b\)$/); // prettier-ignore
+    // A rest length of 0 from coincident particles says why; one given as 0 has nothing to add.
+    expect(() => createModel(changed({ positions: [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0] }))).toThrow(/^springs\.restLengths\[2\]: must be > 0, got 0 \(its particles start at the same place\)$/); // prettier-ignore
+    expect(() => createModel(changed({ springRestLengths: [1, 0, 1] }))).toThrow(/^springs\.restLengths\[1\]: must be > 0, got 0$/); // prettier-ignore
   });
 });
 

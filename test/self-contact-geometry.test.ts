@@ -255,6 +255,25 @@ describe('edgeEdgeClosest (Ericson §5.1.9)', () => {
     expect(worstShort).toBeLessThanOrEqual(1);
   });
 
+  test('an edge with |d|² ≤ 1e-10 × the other’s, first or second, is its start point projected on the other (design §3, as self-contact-common.wgsl)', () => {
+    // The threshold is 1e-10 × the longer edge's |d|², whichever edge that is: the short edge's
+    // weight goes all to its start point (its parameter 0), the long edge's parameter is the
+    // projection of that point (pointSegment, test/helpers). The GPU's pairs use the same rule, so
+    // the CPU and GPU put a pair's force on the same particles.
+    const own = random32(31); // its own draws: the other tests' random cases stay as they were
+    const at = (): Vec3 => [2 * own() - 1, 2 * own() - 1, 2 * own() - 1];
+    for (let k = 0; k < 200; k++) {
+      const [p1, q1, p] = [at(), at(), at()];
+      const q = add(p, unit(at()), 1e-6 * norm(sub(q1, p1))); // |d|² = 1e-12 of the long edge's
+      const second = ee(p1, q1, p, q); // the short edge second (a > e)
+      expect(second.t).toBe(0);
+      expect(Math.abs(second.s - pointSegment(p, p1, q1).t)).toBeLessThan(1e-12);
+      const first = ee(p, q, p1, q1); // the short edge first (a < e)
+      expect(first.s).toBe(0);
+      expect(Math.abs(first.t - pointSegment(p, p1, q1).t)).toBeLessThan(1e-12);
+    }
+  });
+
   test.skipIf(MUTATION_RUN)('the reference formulation agrees with dense sampling and refinement', () => {
     for (let k = 0; k < 300; k++) {
       const [p1, q1, p2] = [point(), point(), point()];
