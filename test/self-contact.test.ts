@@ -186,6 +186,51 @@ describe('self-collision fail-safe (CPU)', () => {
       expect(stats.frozen).toBe(0);
     });
   }
+
+  it('a pile-up the first 8 sweeps cannot settle: the sweeps that follow stop only the particles they shorten, a triangle far away still moves h v', async () => {
+    // 12 free triangles 5 cm apart above a pinned one, all falling at 5 m/s (8.3 cm a step at
+    // h = 1/60): each sweep's shortened moves list the next layer's pairs, so the 8 sweeps of the
+    // first pass end unsettled and the second pass (shortened particles stay at x₀) runs. A 14th
+    // triangle 10 m away moves at 1 m/s along x, in no pair: it keeps its move x₀ + h v unless
+    // every sweep fails and every free particle is undone.
+    const positions: number[] = [];
+    const velocities: number[] = [];
+    const triangle = (x: number, y: number, v: number[]): void => {
+      positions.push(x, y, 0, x + 1, y, 0, x, y, 1);
+      velocities.push(...v, ...v, ...v);
+    };
+    triangle(0, 0, [0, 0, 0]);
+    for (let layer = 1; layer <= 12; layer++) triangle(0, 0.05 * layer, [0, -5, 0]);
+    triangle(10, 0, [1, 0, 0]);
+    const n = positions.length / 3;
+    const model = createModel({
+      positions,
+      velocities,
+      masses: new Array<number>(n).fill(1),
+      springPairs: [],
+      springStiffness: 0,
+      gravity: [0, 0, 0],
+      triangles: Array.from({ length: n }, (_, i) => i),
+      fixed: [0, 1, 2],
+      selfCollision: { thickness: 0.02, stiffness: 1000 },
+    });
+    for (const integrator of ['symplectic-euler', 'implicit-euler'] as const) {
+      const simulation = await createSimulation(model, { integrator, dt: 1 / 60, backend: 'cpu' });
+      simulation.step();
+      const state = await simulation.readState();
+      const stats = (await simulation.readSolverStats())!.selfContact!;
+      // The case reaches the second pass (> 8 sweeps) and settles there (< 16).
+      expect(stats.sweeps, integrator).toBeGreaterThan(8);
+      expect(stats.sweeps, integrator).toBeLessThan(16);
+      for (const i of [n - 3, n - 2, n - 1]) {
+        expect(state.positions[3 * i]! - model.particlePositions[3 * i]!, integrator).toBeCloseTo(1 / 60, 14);
+        expect(state.velocities[3 * i]!, integrator).toBe(1);
+      }
+      expect(stats.undone, integrator).toBeLessThanOrEqual(3 * 12); // stack particles only
+      expect(selfIntersections(state.positions, model.triangleIndices)).toEqual([]);
+      simulation.destroy();
+    }
+  });
 });
 
 async function run(model: Model, integrator: 'symplectic-euler' | 'implicit-euler', steps: number) {
