@@ -1,5 +1,10 @@
 // Fused adaptive integration, shared part (shaders/fused-adaptive.wgsl): the opcodes, the
 // settings and the controller's state, the bindings, and the workgroup's sums and broadcasts.
+//
+// The fused kernels' loops test at their end (`loop { if (i < n) { … } continuing { …; break if
+// i >= n; } }`), not at their top (`for`): SwiftShader jumps over no block, so a loop whose test at
+// the top fails runs its body once more under an empty lane mask — a `for` over the particles
+// with one particle per thread costs two bodies, and nested in it an incidence loop three.
 
 // Opcodes of `code` (fused-program.ts reads them from here).
 const OP_END: u32 = 0u;            // [END]
@@ -143,11 +148,16 @@ fn isFinite(x: f32) -> bool {
 fn sumAll(local: u32, value: vec4<f32>) -> vec4<f32> {
   scratch[local] = value;
   workgroupBarrier();
-  for (var stride = workgroupSize / 2u; stride > 0u; stride /= 2u) {
+  var stride = workgroupSize / 2u;
+  loop {
     if (local < stride) {
       scratch[local] += scratch[local + stride];
     }
     workgroupBarrier();
+    continuing {
+      stride /= 2u;
+      break if stride == 0u;
+    }
   }
   if (local == 0u) {
     broadcastValue = scratch[0];

@@ -1,10 +1,11 @@
 /**
- * Compiles an adaptive program (src/integrators/adaptive-programs.ts) into the code that
- * shaders/fused-adaptive.wgsl interprets: a word stream of its ops (the shader's OP_* constants,
- * read from its source) and a table of coefficients, each a polynomial in h of degree ≤ 3 that
- * the shader evaluates for the step it chooses itself. The programs' coefficients are
- * polynomials in h (h·b_j, h(h + r_k), …); one that is not (e.g. 2/h) makes the program
- * unsupported, and the per-op executor runs it instead.
+ * Compiles an adaptive program (src/integrators/adaptive-programs.ts) for the fused kernel
+ * (shaders/fused-adaptive.wgsl) in both its forms: the WGSL of its blocks, the ops called in
+ * sequence (fused-blocks.ts), and the word stream that shaders/fused-interpreter.wgsl interprets
+ * (the shader's OP_* constants, read from its source); both with a table of coefficients, each a
+ * polynomial in h of degree ≤ 3 that the shader evaluates for the step it chooses itself. The
+ * programs' coefficients are polynomials in h (h·b_j, h(h + r_k), …); one that is not (e.g. 2/h)
+ * makes the program unsupported, and the per-op executor runs it instead.
  */
 import {
   coefficientAt,
@@ -15,6 +16,7 @@ import {
   type Program,
 } from '../../integrators/program.ts';
 import type { RhsCoefficients, SystemCoefficients } from '../../integrators/implicit-schemes.ts';
+import { BlockWriter, type FusedQuantity, type FusedSolverModes } from './fused-blocks.ts';
 import { kernels } from './kernels.ts';
 
 /** The code of shaders/fused-adaptive.wgsl's uniform `code` (array<vec4<u32>, 1024>). */
@@ -24,6 +26,9 @@ export const FUSED_COEFFICIENTS = 512;
 
 /** A program compiled for the fused kernel. */
 export interface FusedCode {
+  /** WGSL: runFirst, runAttempt and runAccept (fused-blocks.ts), the generated form. */
+  readonly blocks: string;
+  /** The interpreted form: the blocks' ops (fused-interpreter.wgsl), each block from its pc. */
   readonly words: Uint32Array;
   /** Polynomial coefficients (c₀, c₁, c₂, c₃) per entry. */
   readonly coefficients: Float32Array;
@@ -32,6 +37,8 @@ export interface FusedCode {
   readonly acceptPc: number;
   /** Arena slot of each work vector (x and v are the state buffers). */
   readonly slots: ReadonlyMap<string, number>;
+  /** The linear solve's modes (both forms: literals in the blocks, `settings` for the interpreter). */
+  readonly modes: FusedSolverModes;
 }
 
 /** Thrown while compiling a program the fused kernel cannot run; the message says why. */
@@ -92,19 +99,36 @@ export function compileFused(program: Program): FusedCode {
     throw new FusedUnsupported(`solver '${solver}' has no fused form`);
   const slots = new Map<string, number>();
   for (const name of vectorNames(program)) if (name !== 'x' && name !== 'v') slots.set(name, slots.size);
-  const compiler = new Compiler(slots);
-  const firstPc = compiler.block(adaptive.first);
-  const attemptPc = compiler.block(adaptive.attempt);
-  const acceptPc = compiler.block(adaptive.accept);
-  return { ...compiler.finish(), firstPc, attemptPc, acceptPc, slots };
+  const implicit = program.implicit;
+  // CG's vectors in the arena (programs with a linear system allocate them: vectorNames).
+  const cg = ['cg.r', 'cg.p', 'cg.s', 'cg.u'].map((name) => (slots.has(name) ? 2 + slots.get(name)! : 0));
+  const modes: FusedSolverModes = {
+    cg: cg as [number, number, number, number],
+    preconditioner: !implicit || implicit.solver === 'cg' ? 0 : implicit.preconditioner === 'block' ? 2 : 1,
+    warmStart: implicit?.warmStart === true,
+    exactJacobian: implicit?.jacobian === 'exact',
+  };
+  const compiler = new Compiler(slots, modes);
+  const [firstPc, first] = compiler.block(adaptive.first, 'runFirst');
+  const [attemptPc, attempt] = compiler.block(adaptive.attempt, 'runAttempt');
+  const [acceptPc, accept] = compiler.block(adaptive.accept, 'runAccept');
+  const blocks = [first, attempt, accept].join('\n');
+  return { ...compiler.finish(), blocks, firstPc, attemptPc, acceptPc, slots, modes };
 }
 
+/** Walks a program's ops once, writing both forms: the word stream and (`wgsl`) the blocks. */
 class Compiler {
   private readonly words: number[] = [];
   private readonly table: number[][] = [];
   private readonly known = new Map<Coefficient, number>();
+  private wgsl: BlockWriter;
 
-  constructor(private readonly slots: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly slots: ReadonlyMap<string, number>,
+    private readonly modes: FusedSolverModes,
+  ) {
+    this.wgsl = new BlockWriter(modes);
+  }
 
   finish(): { words: Uint32Array; coefficients: Float32Array } {
     if (this.words.length > FUSED_CODE_WORDS)
@@ -118,12 +142,13 @@ class Compiler {
     return { words, coefficients };
   } // prettier-ignore
 
-  /** Compiles `ops` then END; returns where they start. */
-  block(ops: readonly Op[]): number {
+  /** Compiles `ops` then END; returns where they start and their WGSL function `name`. */
+  block(ops: readonly Op[], name: string): [number, string] {
     const start = this.words.length;
+    this.wgsl = new BlockWriter(this.modes);
     for (const op of ops) this.op(op);
     this.words.push(opcode('OP_END'));
-    return start;
+    return [start, this.wgsl.finish(name)];
   }
 
   private ref(name: string): number {
@@ -152,17 +177,23 @@ class Compiler {
   private op(op: Op): void {
     const w = this.words;
     switch (op.op) {
-      case 'eval':
-        w.push(opcode('OP_EVAL'), this.ref(op.x), this.ref(op.v), this.ref(op.a), this.coefficient(op.rayleighMass, 'rayleighMass')); // prettier-ignore
+      case 'eval': {
+        const args = [this.ref(op.x), this.ref(op.v), this.ref(op.a), this.coefficient(op.rayleighMass, 'rayleighMass')] as const; // prettier-ignore
+        w.push(opcode('OP_EVAL'), ...args);
+        this.wgsl.eval(...args);
         return;
+      }
       case 'combine': {
-        w.push(opcode('OP_COMBINE'), op.outputs.length);
-        for (const out of op.outputs) {
-          // Terms whose coefficient is 0 for every h add nothing (the CPU drops zero terms too).
-          const terms = out.terms.filter(([c]) => c !== 0);
-          w.push(this.ref(out.to), terms.length);
-          for (const [c, name] of terms) w.push(this.ref(name), this.coefficient(c, `combine → ${out.to}`));
-        }
+        // Terms whose coefficient is 0 for every h add nothing (the CPU drops zero terms too).
+        const outputs = op.outputs.map((out) => ({
+          to: this.ref(out.to),
+          terms: out.terms
+            .filter(([c]) => c !== 0)
+            .map(([c, name]) => [this.ref(name), this.coefficient(c, `combine → ${out.to}`)] as const),
+        }));
+        w.push(opcode('OP_COMBINE'), outputs.length);
+        for (const out of outputs) w.push(out.to, out.terms.length, ...out.terms.flat());
+        this.wgsl.combine(outputs);
         return;
       }
       case 'norm': {
@@ -174,18 +205,31 @@ class Compiler {
           t.positionWeight,
           t.velocityWeight,
         ];
-        w.push(opcode('OP_NORM'), ...[...op.error, ...op.start, ...op.end].map((n) => this.ref(n)), ...tolerances.map((c) => this.coefficient(c, 'tolerance'))); // prettier-ignore
+        const error = op.error.map((n) => this.ref(n));
+        // The states as fused-ops.wgsl norm takes them: (y_x, y_v, ŷ_x, ŷ_v).
+        const states = [...op.start, ...op.end].map((n) => this.ref(n));
+        const entries = tolerances.map((c) => this.coefficient(c, 'tolerance'));
+        w.push(opcode('OP_NORM'), ...error, ...states, ...entries);
+        this.wgsl.norm(error, states, entries);
         return;
       }
       case 'jacobians':
         w.push(opcode('OP_JACOBIANS'), this.ref(op.x), this.ref(op.v));
+        this.wgsl.jacobians(this.ref(op.x), this.ref(op.v));
         return;
-      case 'rhs':
-        w.push(opcode('OP_RHS'), this.ref(op.to), this.ref(op.v), this.ref(op.a), this.ref(op.extra), ...this.fields(op.coefficients, RHS_ORDER, 'rhs')); // prettier-ignore
+      case 'rhs': {
+        const vectors = [this.ref(op.to), this.ref(op.v), this.ref(op.a), this.ref(op.extra)];
+        const coefficients = this.fields(op.coefficients, RHS_ORDER, 'rhs');
+        w.push(opcode('OP_RHS'), ...vectors, ...coefficients);
+        this.wgsl.rhs(vectors, coefficients);
         return;
-      case 'solve':
-        w.push(opcode('OP_SOLVE'), this.ref(op.rhs), this.ref(op.to), ...this.fields<SystemCoefficients>(op.system, ['mass', 'damping', 'stiffness'], 'system')); // prettier-ignore
+      }
+      case 'solve': {
+        const system = this.fields<SystemCoefficients>(op.system, ['mass', 'damping', 'stiffness'], 'system');
+        w.push(opcode('OP_SOLVE'), this.ref(op.rhs), this.ref(op.to), ...system);
+        this.wgsl.solve(this.ref(op.rhs), this.ref(op.to), system);
         return;
+      }
       case 'measure': {
         const entries = Object.entries(op.quantities);
         w.push(opcode('OP_MEASURE'), entries.length);
@@ -193,6 +237,7 @@ class Compiler {
           const constant = QUANTITIES[quantity as NewtonQuantity];
           if (!constant) throw new FusedUnsupported(`the Newton quantity '${quantity}' has no fused form`);
           w.push(opcode(constant), this.ref(name));
+          this.wgsl.measure(quantity as FusedQuantity, this.ref(name));
         }
         return;
       }
@@ -208,13 +253,17 @@ class Compiler {
     if (op.criterion !== 'caribou') throw new FusedUnsupported(`the Newton criterion '${op.criterion}' has no fused form`); // prettier-ignore
     const w = this.words;
     w.push(opcode('OP_NEWTON_BEGIN'));
+    this.wgsl.newtonBegin();
     for (const inner of op.begin) this.op(inner);
     const loop = w.length;
+    this.wgsl.newtonResidual();
     for (const inner of op.residual) this.op(inner);
     const check = w.length;
     w.push(opcode('OP_NEWTON_CHECK'), op.estimator ? 1 : 0, 0);
+    this.wgsl.newtonCheck();
     for (const inner of op.update) this.op(inner);
     w.push(opcode('OP_NEWTON_NEXT'), loop);
+    this.wgsl.newtonEnd(op.estimator === true);
     w[check + 2] = w.length;
   }
 }

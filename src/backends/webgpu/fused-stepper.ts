@@ -5,6 +5,8 @@
  * per dispatch of one workgroup, several dispatches per submission, and the host reads the
  * controller's state and statistics back once per submission. A step that fails at the minimum
  * step halts the batch on the GPU (the state stays at the last accepted step) and is reported here.
+ * The program runs in its generated form (its ops called in sequence: fused-blocks.ts; a pipeline
+ * per program shape) or interpreted (fused-interpreter.wgsl; one pipeline for every program).
  */
 import { WeftStepSizeError } from '../../core/errors.ts';
 import type { Model } from '../../model/model.ts';
@@ -18,8 +20,8 @@ import { emptyNewtonStats } from '../../integrators/adaptive-options.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { compileFused, type FusedCode } from './fused-program.ts';
 import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
-import { bindByName, bufferFactory, groupThreadsFor, incidenceWithOthers, pipeline, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
-import { kernels } from './kernels.ts';
+import { bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
+import { fusedProgramKernel, kernels } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
 
 /** The most particles the fused kernel takes by default: one workgroup does all the work. */
@@ -44,8 +46,12 @@ export type FusedStats = Omit<AdaptiveStats, 'derivativeEvaluations' | 'newton'>
   newton: NewtonStats;
 };
 
-/** FusedSettings members naming CG's r, p, q = A p and z = P⁻¹ r, and their program vectors. */
-const CG_VECTORS = { cgResidual: 'cg.r', cgDirection: 'cg.p', cgProduct: 'cg.s', cgPreconditioned: 'cg.u' };
+/**
+ * How the fused kernel runs a program: 'generated', its ops called in sequence (a pipeline per
+ * program shape; on SwiftShader an op costs only its own body), or 'interpreted' from a word
+ * stream (one pipeline for every program; on SwiftShader each op costs the bodies of all).
+ */
+export type FusedForm = 'generated' | 'interpreted';
 
 const STATUS = ['running', 'done', 'newton-failed', 'non-finite', 'accuracy'] as const;
 
@@ -74,6 +80,7 @@ export class FusedAdaptiveStepper {
     private readonly model: Model,
     program: Program,
     private readonly o: ResolvedAdaptiveOptions,
+    readonly form: FusedForm = 'generated',
   ) {
     const code = compileFused(program);
     // A power of two (the reductions' tree), no more threads than particles need but at least a
@@ -106,7 +113,7 @@ export class FusedAdaptiveStepper {
       velocities: this.velocities,
       arena: create('arena', Math.max(1, code.slots.size) * arenaStride * VEC4_BYTES, storage),
       settings: create('settings', layouts.structs.get('FusedSettings')!.size, uniform, this.settings(code, attemptsPerDispatch, program)), // prettier-ignore
-      code: create('code', code.words.byteLength, uniform, code.words.slice().buffer),
+      ...(form === 'interpreted' ? { code: create('code', code.words.byteLength, uniform, code.words.slice().buffer) } : {}), // prettier-ignore
       coefficients: create('coefficients', code.coefficients.byteLength, uniform, code.coefficients.slice().buffer), // prettier-ignore
       control: this.control,
       springs: create('springs', springBytes(model).byteLength, storage, springBytes(model)),
@@ -119,8 +126,12 @@ export class FusedAdaptiveStepper {
       particleMasses: create('particleMasses', 8 * n, storage, Float32Array.from({ length: 2 * n }, (_, k) => k % 2 === 0 ? (model.particleFixed[k >> 1] ? 0 : model.particleMass[k >> 1]!) : model.particleInvMass[k >> 1]!).buffer), // prettier-ignore
       work: create('work', (2 * n + 2 * model.springCount) * VEC4_BYTES, storage),
     };
-    this.pipeline = pipeline(device, 'fusedAdaptive', threads, { arenaStride });
-    this.bindGroup = bindByName(device, 'FusedAdaptiveStepper', this.pipeline, layouts, buffers);
+    // The generated kernel is cached by its text (programs of one shape share it); both forms'
+    // pipelines are labelled Weft.fusedAdaptive.
+    const kernel = form === 'generated' ? fusedProgramKernel(code.blocks) : layouts;
+    const name = form === 'generated' ? `fusedAdaptive\n${code.blocks}` : 'fusedAdaptive';
+    this.pipeline = cachedPipeline(device, name, kernel, threads, { arenaStride }, 'fusedAdaptive');
+    this.bindGroup = bindByName(device, 'FusedAdaptiveStepper', this.pipeline, kernel, buffers);
     this.stats = this.parse(new DataView(this.initialControl()));
   }
 
@@ -147,16 +158,15 @@ export class FusedAdaptiveStepper {
       newtonFailureShrink: o.newtonFailureShrink,
       tolerance2: tolerance * tolerance,
       maxIterations: implicit?.maxIterations ?? 0,
-      preconditioner: !implicit || implicit.solver === 'cg' ? 0 : implicit.preconditioner === 'block' ? 2 : 1,
-      exactJacobian: implicit?.jacobian === 'exact' ? 1 : 0,
-      warmStart: implicit?.warmStart ? 1 : 0,
-      // CG's vectors in the arena (programs with a linear system allocate them: vectorNames).
-      ...Object.fromEntries(
-        Object.entries(CG_VECTORS).map(([member, name]) => [
-          member,
-          code.slots.has(name) ? 2 + code.slots.get(name)! : 0,
-        ]),
-      ),
+      // The solve's modes and CG's vectors (r, p, q = A p, z = P⁻¹ r), which the generated blocks
+      // pass as literals and the interpreter reads here.
+      preconditioner: code.modes.preconditioner,
+      exactJacobian: code.modes.exactJacobian ? 1 : 0,
+      warmStart: code.modes.warmStart ? 1 : 0,
+      cgResidual: code.modes.cg[0],
+      cgDirection: code.modes.cg[1],
+      cgProduct: code.modes.cg[2],
+      cgPreconditioned: code.modes.cg[3],
       newtonIterations: implicit?.newtonIterations ?? 0,
       correctionTolerance: implicit?.correctionTolerance ?? 0,
       residualTolerance: implicit?.residualTolerance ?? 0,

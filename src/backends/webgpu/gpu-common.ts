@@ -27,7 +27,7 @@ export function pipeline(
 
 /**
  * {@link pipeline} for any reflected kernel (`name` unique among all kernels: self-kernels.ts's
- * share the caches).
+ * share the caches; the key of the caches, the objects labelled `Weft.${label}`).
  */
 export function cachedPipeline(
   device: GPUDevice,
@@ -35,6 +35,7 @@ export function cachedPipeline(
   kernel: KernelLayout,
   workgroupSize: number,
   constants: Readonly<Record<string, number>> = {},
+  label = name,
 ): GPUComputePipeline {
   let cache = pipelineCache.get(device);
   if (!cache) pipelineCache.set(device, (cache = new Map()));
@@ -48,9 +49,9 @@ export function cachedPipeline(
     if (!modules) moduleCache.set(device, (modules = new Map()));
     let module = modules.get(name);
     if (!module)
-      modules.set(name, (module = device.createShaderModule({ label: `Weft.${name}`, code: kernel.code })));
+      modules.set(name, (module = device.createShaderModule({ label: `Weft.${label}`, code: kernel.code })));
     found = device.createComputePipeline({
-      label: `Weft.${name}`,
+      label: `Weft.${label}`,
       layout: 'auto',
       compute: {
         module,
