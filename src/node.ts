@@ -5,7 +5,9 @@
  */
 import { registerAdapterFinder } from './backends/webgpu/device.ts';
 import { dawnAdapterFinder } from './backends/webgpu/dawn.ts';
+import { setHostPollsWhileMapping } from './backends/webgpu/host-wait.ts';
 
 registerAdapterFinder(dawnAdapterFinder());
+setHostPollsWhileMapping(true);
 
 export * from './index.ts';

@@ -21,6 +21,7 @@ import { checkDeviceFits } from './device-fits.ts';
 import { compileFused, type FusedCode } from './fused-program.ts';
 import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
 import { bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
+import { idleBeforeMap } from './host-wait.ts';
 import { fusedProgramKernel, kernels } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
 
@@ -73,6 +74,8 @@ export class FusedAdaptiveStepper {
   readonly attemptsPerDispatch: number;
   /** Dispatches per submission. */
   readonly dispatchesPerSubmit = DISPATCHES_PER_SUBMIT;
+  /** Wall ms per attempt of the last full submission (0: none yet), to idle while the next runs. */
+  private msPerAttempt = 0;
 
   /** Throws FusedUnsupported (fused-program.ts) when the program has no fused form. */
   constructor(
@@ -207,6 +210,7 @@ export class FusedAdaptiveStepper {
     this.device.queue.writeBuffer(this.control, 0, request);
     if (proposal !== undefined)
       this.device.queue.writeBuffer(this.control, offset('proposal'), new Float32Array([proposal]));
+    const acceptedBefore = this.stats.acceptedSteps;
     for (;;) {
       const encoder = this.device.createCommandEncoder({ label: 'FusedAdaptiveStepper.advance' });
       const pass = encoder.beginComputePass();
@@ -215,18 +219,36 @@ export class FusedAdaptiveStepper {
       for (let k = 0; k < DISPATCHES_PER_SUBMIT; k++) pass.dispatchWorkgroups(1);
       pass.end();
       encoder.copyBufferToBuffer(this.control, 0, this.readback, 0, this.layout.size);
+      const submitted = performance.now();
+      const attemptsBefore = this.stats.attempts;
       this.device.queue.submit([encoder.finish()]);
       this.submissions++;
+      const stepsLeft = steps - (this.stats.acceptedSteps - acceptedBefore);
+      await idleBeforeMap(this.msPerAttempt * this.expectedAttempts(target, stepsLeft));
       await this.readback.mapAsync(GPUMapMode.READ);
       const data = new DataView(this.readback.getMappedRange().slice(0));
       this.readback.unmap();
       this.stats = this.parse(data);
+      const attempts = this.stats.attempts - attemptsBefore;
+      if (attempts === this.attemptsPerDispatch * DISPATCHES_PER_SUBMIT)
+        this.msPerAttempt = (performance.now() - submitted) / attempts;
       const status = STATUS[data.getUint32(offset('status'), true)] ?? 'running';
       onBatch?.(this.stats.time);
       if (status === 'running') continue;
       if (status === 'done') return;
       throw new WeftStepSizeError(this.stats.time, data.getFloat32(offset('haltStep'), true), status);
     }
+  }
+
+  /**
+   * The attempts the next submission should run: all it can, or about as many as the steps left
+   * (`stepsLeft` accepted steps still asked for, or the time to the target over the next step).
+   */
+  private expectedAttempts(target: number | null, stepsLeft: number): number {
+    const most = this.attemptsPerDispatch * DISPATCHES_PER_SUBMIT;
+    const s = this.stats;
+    const left = target === null ? stepsLeft : Math.ceil((target - s.time) / s.nextStep);
+    return left > 0 && left < most ? left : most;
   }
 
   private parse(view: DataView): FusedStats {
