@@ -42,14 +42,14 @@ fn run(local: u32, start: u32, h: f32) -> vec3<f32> {
         }
       }
       case OP_COMBINE: {
-        combine(local, pc, h);
+        combineFromCode(local, pc, h);
         next = pc + 2u;
         for (var k = 0u; k < word(pc + 1u); k++) {
           next += 2u + 2u * word(next + 1u);
         }
       }
       case OP_NORM: {
-        error = normAt(local, pc, h);
+        error = normFromCode(local, pc, h);
       }
       case OP_JACOBIANS: {
         jacobians(local, word(pc + 1u), word(pc + 2u), settings.exactJacobian);
@@ -58,10 +58,10 @@ fn run(local: u32, start: u32, h: f32) -> vec3<f32> {
         }
       }
       case OP_RHS: {
-        rhsAt(local, pc, h);
+        rhsFromCode(local, pc, h);
       }
       case OP_SOLVE: {
-        solveAt(local, pc, h);
+        solveFromCode(local, pc, h);
       }
       case OP_MEASURE: {
         let count = word(pc + 1u);
@@ -99,7 +99,7 @@ fn run(local: u32, start: u32, h: f32) -> vec3<f32> {
 
 // `combine` as the interpreter reads it from `code` at pc: up to two outputs from the old values,
 // then written (terms summed last first, as the generated form's combineTerm sums).
-fn combine(local: u32, pc: u32, h: f32) {
+fn combineFromCode(local: u32, pc: u32, h: f32) {
   let outputs = word(pc + 1u);
   let terms0 = word(pc + 3u);
   let second = pc + 4u + 2u * terms0;
@@ -125,20 +125,20 @@ fn combine(local: u32, pc: u32, h: f32) {
 }
 
 // `norm` as the interpreter reads it from `code` at pc.
-fn normAt(local: u32, pc: u32, h: f32) -> vec2<f32> {
+fn normFromCode(local: u32, pc: u32, h: f32) -> vec2<f32> {
   let tolerances = vec4<f32>(coefficient(word(pc + 7u), h), coefficient(word(pc + 8u), h), coefficient(word(pc + 9u), h), coefficient(word(pc + 10u), h));
   return norm(local, vec2<u32>(word(pc + 1u), word(pc + 2u)), vec4<u32>(word(pc + 3u), word(pc + 4u), word(pc + 5u), word(pc + 6u)), tolerances, coefficient(word(pc + 11u), h));
 }
 
 // `rhs` as the interpreter reads it from `code` at pc.
-fn rhsAt(local: u32, pc: u32, h: f32) {
+fn rhsFromCode(local: u32, pc: u32, h: f32) {
   let scales = vec4<f32>(coefficient(word(pc + 5u), h), coefficient(word(pc + 6u), h), coefficient(word(pc + 7u), h), coefficient(word(pc + 8u), h));
   let terms = vec4<f32>(coefficient(word(pc + 9u), h), coefficient(word(pc + 10u), h), coefficient(word(pc + 11u), h), coefficient(word(pc + 12u), h));
   rhs(local, vec4<u32>(word(pc + 1u), word(pc + 2u), word(pc + 3u), word(pc + 4u)), scales, terms);
 }
 
 // `solve` as the interpreter reads it from `code` at pc, its vectors and modes from `settings`.
-fn solveAt(local: u32, pc: u32, h: f32) {
+fn solveFromCode(local: u32, pc: u32, h: f32) {
   let system = vec3<f32>(coefficient(word(pc + 3u), h), coefficient(word(pc + 4u), h), coefficient(word(pc + 5u), h));
   let cg = vec4<u32>(settings.cgResidual, settings.cgDirection, settings.cgProduct, settings.cgPreconditioned);
   solve(local, word(pc + 1u), word(pc + 2u), system, cg, vec2<u32>(settings.preconditioner, settings.warmStart));

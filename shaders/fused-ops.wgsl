@@ -6,50 +6,61 @@
 
 // `eval`: a = M⁻¹ Σ ±f_s + g − r_m v (0 if fixed); spring forces recomputed per incident spring.
 fn evaluate(local: u32, x: u32, v: u32, a: u32, rayleighMass: f32) {
-  let n = params.particleCount;
   var i = local;
   loop {
-    if (i < n) {
-      var force = vec3<f32>(0.0);
-      let end = incidence[i + 1u];
-      var e = incidence[i];
-      loop {
-        if (e < end) {
-          let entry = incidence[n + 1u + 2u * e];
-          let spring = springs[entry >> 1u];
-          let d = loadVector(x, spring.particleB) - loadVector(x, spring.particleA);
-          let l = length(d);
-          var f = vec3<f32>(0.0);
-          if (l > 0.0) {
-            let closing = dot(loadVector(v, spring.particleB) - loadVector(v, spring.particleA), d);
-            f = ((spring.stiffness * (l - spring.restLength) + spring.damping * closing / l) / l) * d;
-          }
-          force += select(f, -f, (entry & 1u) == 1u);
-        }
-        continuing {
-          e++;
-          break if e >= end;
-        }
-      }
-      var acceleration = vec3<f32>(0.0);
-      if (particleMasses[i].y > 0.0) {
-        acceleration = force * particleMasses[i].y + params.gravity - rayleighMass * loadVector(v, i);
-      }
-      // Every thread has read what it needs of v before anyone writes a (a may alias nothing it
-      // reads but its own particle's v, read above).
-      storeVector(a, i, acceleration);
+    if (i < params.particleCount) {
+      evaluateAt(i, x, v, a, rayleighMass);
     }
     continuing {
       i += workgroupSize;
-      break if i >= n;
+      break if i >= params.particleCount;
     }
   }
   storageBarrier();
 }
 
+// `eval` at particle i (reads x and v at its neighbours, writes a at i).
+fn evaluateAt(i: u32, x: u32, v: u32, a: u32, rayleighMass: f32) {
+  let n = params.particleCount;
+  var force = vec3<f32>(0.0);
+  let end = incidence[i + 1u];
+  var e = incidence[i];
+  loop {
+    if (e < end) {
+      let entry = incidence[n + 1u + 2u * e];
+      let spring = springs[entry >> 1u];
+      let d = loadVector(x, spring.particleB) - loadVector(x, spring.particleA);
+      let l = length(d);
+      var f = vec3<f32>(0.0);
+      if (l > 0.0) {
+        let closing = dot(loadVector(v, spring.particleB) - loadVector(v, spring.particleA), d);
+        f = ((spring.stiffness * (l - spring.restLength) + spring.damping * closing / l) / l) * d;
+      }
+      force += select(f, -f, (entry & 1u) == 1u);
+    }
+    continuing {
+      e++;
+      break if e >= end;
+    }
+  }
+  var acceleration = vec3<f32>(0.0);
+  if (particleMasses[i].y > 0.0) {
+    acceleration = force * particleMasses[i].y + params.gravity - rayleighMass * loadVector(v, i);
+  }
+  // Every thread has read what it needs of v before anyone writes a (a may alias nothing it reads
+  // but its own particle's v, read above).
+  storeVector(a, i, acceleration);
+}
+
 // One term of a `combine` output at particle i: coefficient k (a polynomial in h) × vector.
 fn combineTerm(vector: u32, k: u32, h: f32, i: u32) -> vec3<f32> {
   return coefficient(k, h) * loadVector(vector, i);
+}
+
+// |u_i|² (a `measure`'s term).
+fn squareAt(vector: u32, i: u32) -> f32 {
+  let u = loadVector(vector, i);
+  return dot(u, u);
 }
 
 // `norm` (error-norm.ts): (RMS or max of w e / (a + r max(|y|, |ŷ|)) over free particles, finite),
@@ -136,6 +147,23 @@ fn springApply(s: u32, beta: f32, gamma: f32, u: vec3<f32>) -> vec3<f32> {
 // `rhs`: b_i = s_f f_i + c_w w_i + m_i (c_v v_i + c_a a_i) − (K (γ_v v + γ_a a))_i − (B (β_v v + β_a a))_i,
 // `vectors` (b, v, a, w), `scales` (s_f, c_w, c_v, c_a), `terms` (γ_v, γ_a, β_v, β_a): RhsCoefficients.
 fn rhs(local: u32, vectors: vec4<u32>, scales: vec4<f32>, terms: vec4<f32>) {
+  var i = local;
+  loop {
+    if (i < params.particleCount) {
+      rhsAt(i, vectors, scales, terms);
+    }
+    continuing {
+      i += workgroupSize;
+      break if i >= params.particleCount;
+    }
+  }
+  storageBarrier();
+}
+
+// `rhs` at particle i (reads v and a at its neighbours, writes b at i). The K and B terms are left
+// out where all four of their coefficients are 0 (velocity-implicit Euler's backward Euler): the
+// same b wherever v and a are finite, without reading the neighbours' v and a.
+fn rhsAt(i: u32, vectors: vec4<u32>, scales: vec4<f32>, terms: vec4<f32>) {
   let to = vectors.x;
   let v = vectors.y;
   let a = vectors.z;
@@ -149,43 +177,35 @@ fn rhs(local: u32, vectors: vec4<u32>, scales: vec4<f32>, terms: vec4<f32>) {
   let velocityDamping = terms.z;
   let accelerationDamping = terms.w;
   let n = params.particleCount;
-  var i = local;
-  loop {
-    if (i < n) {
-      let m = particleMasses[i].x;
-      var b = vec3<f32>(0.0);
-      if (particleMasses[i].y > 0.0) {
-        b = forceScale * m * params.gravity;
-        let end = incidence[i + 1u];
-        var e = incidence[i];
-        loop {
-          if (e < end) {
-            let entry = incidence[n + 1u + 2u * e];
-            let other = incidence[n + 2u + 2u * e];
-            let s = entry >> 1u;
-            let state = work[2u * params.particleCount + 2u * s];
-            let f = state.w * state.xyz;
-            b += forceScale * select(f, -f, (entry & 1u) == 1u);
-            let dv = loadVector(v, i) - loadVector(v, other);
-            let da = loadVector(a, i) - loadVector(a, other);
-            b -= springApply(s, 0.0, 1.0, velocityStiffness * dv + accelerationStiffness * da);
-            b -= springApply(s, 1.0, 0.0, velocityDamping * dv + accelerationDamping * da);
-          }
-          continuing {
-            e++;
-            break if e >= end;
-          }
+  let m = particleMasses[i].x;
+  var b = vec3<f32>(0.0);
+  if (particleMasses[i].y > 0.0) {
+    b = forceScale * m * params.gravity;
+    let end = incidence[i + 1u];
+    var e = incidence[i];
+    loop {
+      if (e < end) {
+        let entry = incidence[n + 1u + 2u * e];
+        let other = incidence[n + 2u + 2u * e];
+        let s = entry >> 1u;
+        let state = work[2u * params.particleCount + 2u * s];
+        let f = state.w * state.xyz;
+        b += forceScale * select(f, -f, (entry & 1u) == 1u);
+        if (any(terms != vec4<f32>(0.0))) {
+          let dv = loadVector(v, i) - loadVector(v, other);
+          let da = loadVector(a, i) - loadVector(a, other);
+          b -= springApply(s, 0.0, 1.0, velocityStiffness * dv + accelerationStiffness * da);
+          b -= springApply(s, 1.0, 0.0, velocityDamping * dv + accelerationDamping * da);
         }
-        b = b + extraScale * loadVector(w, i) + m * (velocityMass * loadVector(v, i) + accelerationMass * loadVector(a, i));
       }
-      storeVector(to, i, b);
+      continuing {
+        e++;
+        break if e >= end;
+      }
     }
-    continuing {
-      i += workgroupSize;
-      break if i >= n;
-    }
+    b = b + extraScale * loadVector(w, i) + m * (velocityMass * loadVector(v, i) + accelerationMass * loadVector(a, i));
   }
-  storageBarrier();
+  storeVector(to, i, b);
 }
 
 // (A u)_i = α m_i u_i + Σ_s (β c n nᵀ + γ J_s)(u_i − u_j), u an arena vector; 0 on fixed particles.

@@ -5,9 +5,15 @@
 // `cg` = the arena references of CG's (r, p, q = A p, z = P⁻¹ r), `preconditioner` 0: none,
 // 1: scalar diagonal, 2: 3×3 block diagonal.
 
-// P⁻¹ of particle i (work slots 0, 1): the inverse of α m I + Σ_s (β c n nᵀ + γ J_s), by cofactors
-// (block), or of its diagonal (scalar); 0 on fixed particles.
-fn diagonalInverseAt(i: u32, system: vec3<f32>, preconditioner: u32) {
+// A particle's P⁻¹, symmetric: (xx, yy, zz) and (xy, xz, yz).
+struct BlockInverse {
+  diagonal: vec3<f32>,
+  offDiagonal: vec3<f32>,
+}
+
+// P⁻¹ of particle i, stored (work slots 0, 1) and returned: the inverse of α m I + Σ_s (β c n nᵀ +
+// γ J_s), by cofactors (block), or of its diagonal (scalar); 0 on fixed particles.
+fn diagonalInverseAt(i: u32, system: vec3<f32>, preconditioner: u32) -> BlockInverse {
   let n = params.particleCount;
   var d = vec3<f32>(system.x * particleMasses[i].x);
   var o = vec3<f32>(0.0);
@@ -43,14 +49,20 @@ fn diagonalInverseAt(i: u32, system: vec3<f32>, preconditioner: u32) {
   }
   setWork(0u, i, inverseD);
   setWork(1u, i, inverseO);
+  return BlockInverse(inverseD, inverseO);
+}
+
+// P⁻¹ of particle i as diagonalInverseAt stored it.
+fn storedInverse(i: u32) -> BlockInverse {
+  return BlockInverse(workVector(0u, i), workVector(1u, i));
 }
 
 // z_i = P⁻¹ r_i (identity when unpreconditioned, 0 on fixed particles) stored in `z`; returns r·z.
-fn preconditionAt(i: u32, r: vec3<f32>, z: u32, preconditioner: u32) -> f32 {
+fn preconditionAt(i: u32, r: vec3<f32>, z: u32, preconditioner: u32, inverse: BlockInverse) -> f32 {
   var value = select(vec3<f32>(0.0), r, particleMasses[i].y > 0.0);
   if (preconditioner != 0u) {
-    let d = workVector(0u, i);
-    let o = workVector(1u, i);
+    let d = inverse.diagonal;
+    let o = inverse.offDiagonal;
     value = vec3<f32>(d.x * r.x + o.x * r.y + o.y * r.z, o.x * r.x + d.y * r.y + o.z * r.z, o.y * r.x + o.z * r.y + d.z * r.z);
   }
   storeVector(z, i, value);
@@ -80,8 +92,9 @@ fn solve(local: u32, b: u32, x: u32, system: vec3<f32>, cg: vec4<u32>, modes: ve
   var i = local;
   loop {
     if (i < params.particleCount) {
+      var inverse = BlockInverse(vec3<f32>(0.0), vec3<f32>(0.0));
       if (preconditioner != 0u) {
-        diagonalInverseAt(i, system, preconditioner);
+        inverse = diagonalInverseAt(i, system, preconditioner);
       }
       let bi = loadVector(b, i);
       var r = bi;
@@ -91,7 +104,7 @@ fn solve(local: u32, b: u32, x: u32, system: vec3<f32>, cg: vec4<u32>, modes: ve
         storeVector(x, i, vec3<f32>(0.0));
       }
       storeVector(cg.x, i, r);
-      own += vec4<f32>(dot(bi, bi), dot(r, r), preconditionAt(i, r, cg.w, preconditioner), 0.0);
+      own += vec4<f32>(dot(bi, bi), dot(r, r), preconditionAt(i, r, cg.w, preconditioner, inverse), 0.0);
     }
     continuing {
       i += workgroupSize;
@@ -152,7 +165,7 @@ fn solve(local: u32, b: u32, x: u32, system: vec3<f32>, cg: vec4<u32>, modes: ve
           storeVector(x, i, loadVector(x, i) + alpha * loadVector(cg.y, i));
           let r = loadVector(cg.x, i) - alpha * loadVector(cg.z, i);
           storeVector(cg.x, i, r);
-          sums += vec2<f32>(preconditionAt(i, r, cg.w, preconditioner), dot(r, r));
+          sums += vec2<f32>(preconditionAt(i, r, cg.w, preconditioner, storedInverse(i)), dot(r, r));
         }
         continuing {
           i += workgroupSize;
@@ -182,8 +195,7 @@ fn squaredNorm(local: u32, vector: u32) -> f32 {
   var i = local;
   loop {
     if (i < params.particleCount) {
-      let u = loadVector(vector, i);
-      own += dot(u, u);
+      own += squareAt(vector, i);
     }
     continuing {
       i += workgroupSize;

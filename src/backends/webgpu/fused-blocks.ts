@@ -9,6 +9,9 @@
  * over one, so the interpreter (fused-interpreter.wgsl) pays the bodies of all its ops for each op
  * it runs. Here an op costs its own body, whose branches on its literal arguments fold away when
  * the compiler inlines it (loadVector's choice of buffer, the preconditioner, the warm start).
+ * Ops that work particle by particle share one pass over the particles (a "pass" below): any
+ * number of `combine`s and `measure`s (whose sums share one reduction), after at most one
+ * `eval` or `rhs` (which read other particles' values: the pass may not write what they read).
  * The text depends on the program's shape only (its numbers are in the coefficient table and
  * `settings`), so programs of one shape share one pipeline (gpu-common.ts caches by text).
  */
@@ -28,11 +31,24 @@ export interface FusedSolverModes {
 
 const u = (k: number): string => `${k}u`;
 const vec4u = (k: readonly number[]): string => `vec4<u32>(${k.map(u).join(', ')})`;
-/** The f32 of coefficient-table entry k at the block's step h. */
-const c = (k: number): string => `coefficient(${u(k)}, h)`;
 
 /** Lines of WGSL, each with its depth of nesting. */
 type Lines = [number, string][];
+
+/** Components of the reduction of a pass's `measure`s (a vec4). */
+const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
+
+/** Ops over the particles that share one loop (see above), not written yet. */
+interface Pass {
+  /** The first op's call at particle i (eval or rhs), and the vectors it reads at other particles. */
+  lead?: { call: string; reads: readonly number[]; evaluation: boolean };
+  /** Statement lists of its combines and measures, in order, at particle i. */
+  members: string[][];
+  /** Vectors written. */
+  writes: Set<number>;
+  /** Per reduction component, the variable it sets. */
+  measures: string[];
+}
 
 /**
  * Writes one block's WGSL while the compiler walks its ops (the references and table entries
@@ -45,10 +61,22 @@ export class BlockWriter {
   private depth = 0;
   /** Per Newton loop open: where its residual ops start and end in `lines`. */
   private readonly newtons: { residual: number; check: number }[] = [];
+  private pass: Pass | null = null;
 
-  constructor(private readonly modes: FusedSolverModes) {}
+  /**
+   * `zero(k)`: coefficient-table entry k is 0 for every h; it is written as the literal 0.0 (the
+   * value coefficient() gives), so that what it multiplies can fold (fused-ops.wgsl rhsAt).
+   */
+  constructor(
+    private readonly modes: FusedSolverModes,
+    private readonly zero: (k: number) => boolean,
+  ) {}
+
+  /** The f32 of coefficient-table entry k at the block's step h. */
+  private c = (k: number): string => (this.zero(k) ? '0.0' : `coefficient(${u(k)}, h)`);
 
   private line(text: string): void {
+    this.flush();
     this.lines.push([this.depth, text]);
   }
 
@@ -64,6 +92,7 @@ export class BlockWriter {
 
   /** The function `name` (runFirst, runAttempt, runAccept) of the ops written so far. */
   finish(name: string): string {
+    this.flush();
     if (this.depth !== 0) throw new Error('BlockWriter: a Newton loop was left open');
     return [
       `fn ${name}(local: u32, h: f32) -> vec3<f32> {`,
@@ -81,38 +110,96 @@ export class BlockWriter {
     ].join('\n');
   }
 
+  /** The pass open, or a new one. */
+  private member(): Pass {
+    return (this.pass ??= { members: [], writes: new Set(), measures: [] });
+  }
+
+  /** Writes the pass open: one loop over the particles, the reduction of its measures, a barrier. */
+  private flush(): void {
+    const pass = this.pass;
+    if (!pass) return;
+    this.pass = null;
+    const reduced = pass.measures.length > 0;
+    const at = (text: string): void => void this.lines.push([this.depth, text]);
+    at('{');
+    this.depth++;
+    if (reduced) at('var own = vec4<f32>(0.0);');
+    at('var i = local;');
+    at('loop {');
+    this.depth++;
+    at('if (i < params.particleCount) {');
+    this.depth++;
+    if (pass.lead) at(`${pass.lead.call};`);
+    for (const member of pass.members) {
+      if (member.length === 1) {
+        at(member[0]!);
+        continue;
+      }
+      at('{');
+      this.depth++;
+      member.forEach(at);
+      this.depth--;
+      at('}');
+    }
+    this.depth--;
+    at('}');
+    at('continuing {');
+    at('  i += workgroupSize;');
+    at('  break if i >= params.particleCount;');
+    at('}');
+    this.depth--;
+    at('}');
+    if (reduced) {
+      at('let sums = sumAll(local, own);');
+      pass.measures.forEach((variable, k) => at(`${variable} = sums.${COMPONENTS[k]};`));
+    }
+    this.depth--;
+    at('}');
+    if (pass.lead || pass.writes.size > 0) at('storageBarrier();');
+    if (pass.lead?.evaluation) {
+      at('if (local == 0u) {');
+      at('  control.evaluations += 1u;');
+      at('}');
+    }
+  }
+
+  /** A pass led by `call` (reading `reads` at other particles, writing `writes`). */
+  private lead(call: string, reads: readonly number[], writes: number, evaluation: boolean): void {
+    this.flush();
+    this.pass = { lead: { call, reads, evaluation }, members: [], writes: new Set([writes]), measures: [] };
+  }
+
   eval(x: number, v: number, a: number, rayleighMass: number): void {
-    this.line(`evaluate(local, ${u(x)}, ${u(v)}, ${u(a)}, ${c(rayleighMass)});`);
-    this.line('if (local == 0u) {');
-    this.line('  control.evaluations += 1u;');
-    this.line('}');
+    this.lead(`evaluateAt(i, ${u(x)}, ${u(v)}, ${u(a)}, ${this.c(rayleighMass)})`, [x, v], a, true);
   }
 
   /** Each output from the old values (terms as (reference, table entry), summed last first), then written. */
   combine(outputs: readonly { to: number; terms: readonly (readonly [number, number])[] }[]): void {
-    this.open('{');
-    this.line('var i = local;');
-    this.open('loop {');
-    this.open('if (i < params.particleCount) {');
+    // Not in a pass whose lead reads, at other particles, what this writes.
+    if (this.pass?.lead?.reads.some((vector) => outputs.some((out) => out.to === vector))) this.flush();
+    const statements: string[] = [];
     outputs.forEach((out, k) => {
-      this.line(`var y${k} = vec3<f32>(0.0);`);
+      statements.push(`var y${k} = vec3<f32>(0.0);`);
       for (const [vector, entry] of [...out.terms].reverse())
-        this.line(`y${k} += combineTerm(${u(vector)}, ${u(entry)}, h, i);`);
+        statements.push(`y${k} += combineTerm(${u(vector)}, ${u(entry)}, h, i);`);
     });
-    outputs.forEach((out, k) => this.line(`storeVector(${u(out.to)}, i, y${k});`));
-    this.close();
-    this.open('continuing {');
-    this.line('i += workgroupSize;');
-    this.line('break if i >= params.particleCount;');
-    this.close();
-    this.close();
-    this.close();
-    this.line('storageBarrier();');
+    outputs.forEach((out, k) => statements.push(`storeVector(${u(out.to)}, i, y${k});`));
+    const pass = this.member();
+    pass.members.push(statements);
+    outputs.forEach((out) => pass.writes.add(out.to));
+  }
+
+  measure(quantity: FusedQuantity, vector: number): void {
+    if (this.pass && this.pass.measures.length === COMPONENTS.length) this.flush();
+    const pass = this.member();
+    pass.members.push([`own.${COMPONENTS[pass.measures.length]} += squareAt(${u(vector)}, i);`]);
+    pass.measures.push(QUANTITY_VARIABLES[quantity]);
   }
 
   /** error (e_x, e_v), states (y_x, y_v, ŷ_x, ŷ_v), tolerances (r, a_x, a_v, w_x, w_v) as table entries. */
   norm(error: readonly number[], states: readonly number[], tolerances: readonly number[]): void {
-    const [r, ax, av, wx, wv] = tolerances.map(c);
+    const [r, ax, av, wx, wv] = tolerances.map(this.c);
     this.line(`error = norm(local, vec2<u32>(${error.map(u).join(', ')}), ${vec4u(states)}, vec4<f32>(${r}, ${ax}, ${av}, ${wx}), ${wv});`); // prettier-ignore
   }
 
@@ -125,20 +212,17 @@ export class BlockWriter {
 
   /** vectors (b, v, a, w); coefficients: the eight RhsCoefficients' table entries in order. */
   rhs(vectors: readonly number[], coefficients: readonly number[]): void {
-    const scales = coefficients.slice(0, 4).map(c).join(', ');
-    const terms = coefficients.slice(4, 8).map(c).join(', ');
-    this.line(`rhs(local, ${vec4u(vectors)}, vec4<f32>(${scales}), vec4<f32>(${terms}));`);
+    const scales = coefficients.slice(0, 4).map(this.c).join(', ');
+    const terms = coefficients.slice(4, 8).map(this.c).join(', ');
+    const [b, v, a] = vectors as [number, number, number];
+    this.lead(`rhsAt(i, ${vec4u(vectors)}, vec4<f32>(${scales}), vec4<f32>(${terms}))`, [v, a], b, false);
   }
 
   /** A x = b, system (α, β, γ) as table entries. */
   solve(b: number, x: number, system: readonly number[]): void {
     const m = this.modes;
     const modes = `vec2<u32>(${u(m.preconditioner)}, ${m.warmStart ? '1u' : '0u'})`;
-    this.line(`solve(local, ${u(b)}, ${u(x)}, vec3<f32>(${system.map(c).join(', ')}), ${vec4u(m.cg)}, ${modes});`); // prettier-ignore
-  }
-
-  measure(quantity: FusedQuantity, vector: number): void {
-    this.line(`${QUANTITY_VARIABLES[quantity]} = squaredNorm(local, ${u(vector)});`);
+    this.line(`solve(local, ${u(b)}, ${u(x)}, vec3<f32>(${system.map(this.c).join(', ')}), ${vec4u(m.cg)}, ${modes});`); // prettier-ignore
   }
 
   /**
@@ -147,15 +231,18 @@ export class BlockWriter {
    * `begin` ops, newtonResidual, the residual ops, newtonCheck, the update ops, newtonEnd.
    */
   newtonBegin(): void {
-    this.open('{');
-    this.line('var iteration = 0u;');
+    // Without flushing: a pass open before the loop goes on with its `begin` ops.
+    this.lines.push([this.depth, '{'], [this.depth + 1, 'var iteration = 0u;']);
+    this.depth++;
   }
 
   newtonResidual(): void {
+    this.flush();
     this.newtons.push({ residual: this.lines.length, check: 0 });
   }
 
   newtonCheck(): void {
+    this.flush();
     this.newtons.at(-1)!.check = this.lines.length;
     this.line('var outcome = newtonOutcome(iteration, residual2, correction2, total2, &firstResidual2);');
     this.open('if (outcome == 0u) {');
@@ -164,6 +251,7 @@ export class BlockWriter {
 
   /** `estimator`: the loop is the error estimator's (its iterations counted apart). */
   newtonEnd(estimator: boolean): void {
+    this.flush();
     const { residual, check } = this.newtons.pop()!;
     this.line('iteration += 1u;');
     const shift = this.depth - this.lines[residual]![0];

@@ -127,7 +127,11 @@ class Compiler {
     private readonly slots: ReadonlyMap<string, number>,
     private readonly modes: FusedSolverModes,
   ) {
-    this.wgsl = new BlockWriter(modes);
+    this.wgsl = this.writer();
+  }
+
+  private writer(): BlockWriter {
+    return new BlockWriter(this.modes, (k) => this.table[k]!.every((c) => c === 0));
   }
 
   finish(): { words: Uint32Array; coefficients: Float32Array } {
@@ -145,7 +149,7 @@ class Compiler {
   /** Compiles `ops` then END; returns where they start and their WGSL function `name`. */
   block(ops: readonly Op[], name: string): [number, string] {
     const start = this.words.length;
-    this.wgsl = new BlockWriter(this.modes);
+    this.wgsl = this.writer();
     for (const op of ops) this.op(op);
     this.words.push(opcode('OP_END'));
     return [start, this.wgsl.finish(name)];
