@@ -13,7 +13,16 @@ import {
   type AdaptiveOptions,
   type Model,
 } from '../src/index.ts';
-import { compileFused, FusedUnsupported, polynomialOf, type FusedAdaptiveStepper } from '../src/internal.ts';
+import {
+  AdaptiveSimulation,
+  adaptiveProgram,
+  compileFused,
+  FusedAdaptiveStepper,
+  FusedUnsupported,
+  polynomialOf,
+  resolveAdaptiveOptions,
+  type FusedForm,
+} from '../src/internal.ts';
 import { buildCloth8, buildSpring3d } from './helpers/adaptive-gpu-cases.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 
@@ -59,6 +68,9 @@ async function run(model: Model, options: AdaptiveOptions, where: Where, tEnd: n
 const maxDifference = (a: Float64Array, b: Float64Array): number =>
   a.reduce((m, value, k) => Math.max(m, Math.abs(value - b[k]!)), 0);
 
+/** max_k |a_k|. */
+const maxAbs = (a: Float64Array): number => a.reduce((m, value) => Math.max(m, Math.abs(value)), 0);
+
 const CASES: { name: string; model: () => Model; options: AdaptiveOptions; tEnd: number }[] = [
   {
     name: 'rk45, 3-D spring',
@@ -97,6 +109,56 @@ describe('fused adaptive integration on WebGPU (the controller on the GPU)', () 
       expect(fused.submissions).toBeLessThanOrEqual(Math.ceil(fused.attempts / 8) + 1);
       expect(fused.submissions).toBeLessThan(fused.attempts);
     }, 300_000);
+
+  // The generated form (the program's ops called in sequence, fused-blocks.ts) against the
+  // interpreter (fused-interpreter.wgsl), which runs the same op functions on the same arena: the
+  // same arithmetic in the same order, so the same steps, error estimates, Newton and CG iterations
+  // and state. The state is compared to 1e-6 of the motion, not bitwise: a shader compiler may
+  // contract a·b + c into one FMA in one kernel and not in the other (SwiftShader gives the same
+  // bits). An 8 × 8 cloth with 4 threads on SwiftShader: several particles per thread, the loops
+  // run more than once; velocity-implicit Euler: Newton loops, CG, Drake's controller; rk45 under
+  // Hairer's controller (eval, whose pass the stage combines share).
+  test.each([
+    ['velocity-implicit-euler, 8 × 8 cloth', () => buildCloth8(), { integrator: 'velocity-implicit-euler', accuracy: 1e-3 }, 0.02] as const, // prettier-ignore
+    ['rk45 (Hairer), 3-D spring', buildSpring3d, { integrator: 'rk45', accuracy: 1e-4, errorControl: 'hairer' }, 0.1] as const, // prettier-ignore
+  ])(
+    '%s: the generated form takes the interpreter’s steps and lands on its state',
+    async (_, build, options, tEnd) => {
+      const model = build();
+      const adaptive = { ...(options as AdaptiveOptions), precision: 'f32' as const };
+      const o = resolveAdaptiveOptions(adaptive);
+      const device = node.runner();
+      const runForm = async (form: FusedForm) => {
+        const stepper = new FusedAdaptiveStepper(device, model, adaptiveProgram(o), o, form);
+        const simulation = new AdaptiveSimulation(model, adaptive, { stepper, description: form, device, release: () => stepper.destroy() }); // prettier-ignore
+        try {
+          await simulation.advanceTo(tEnd);
+          return { state: await simulation.readState(), stats: simulation.readStats() };
+        } finally {
+          simulation.destroy();
+        }
+      };
+      const generated = await runForm('generated');
+      const interpreted = await runForm('interpreted');
+      const { acceptedSteps, rejectedSteps, newton, derivativeEvaluations, lastErrorEstimate } = interpreted.stats; // prettier-ignore
+      expect(generated.stats.acceptedSteps).toBe(acceptedSteps);
+      expect(generated.stats.rejectedSteps).toBe(rejectedSteps);
+      expect(generated.stats.derivativeEvaluations).toBe(derivativeEvaluations);
+      expect(generated.stats.newton.iterations).toBe(newton.iterations);
+      expect(generated.stats.newton.linearIterations).toBe(newton.linearIterations);
+      expect(generated.stats.newton.failedSolves).toBe(newton.failedSolves);
+      expect(generated.stats.lastErrorEstimate).toBeCloseTo(lastErrorEstimate, 5);
+      if (options.integrator === 'velocity-implicit-euler')
+        expect(newton.iterations).toBeGreaterThan(acceptedSteps);
+      const moved = maxDifference(interpreted.state.positions, model.particlePositions);
+      expect(moved).toBeGreaterThan(1e-3);
+      expect(maxDifference(generated.state.positions, interpreted.state.positions)).toBeLessThanOrEqual(
+        1e-6 * moved,
+      );
+      expect(maxDifference(generated.state.velocities, interpreted.state.velocities)).toBeLessThanOrEqual(1e-6 * maxAbs(interpreted.state.velocities)); // prettier-ignore
+    },
+    300_000,
+  );
 
   test('advance(n) takes exactly n accepted steps; a failure at the minimum step is the CPU’s error', async () => {
     const model = buildSpring3d();
