@@ -187,6 +187,51 @@ describe('self-collision fail-safe (CPU)', () => {
     });
   }
 
+  it('a triangle with a pinned corner keeps the room it moves: the plane sits at δ_B / 0.85 of the gap from it, its free corners move their whole way', async () => {
+    // Triangle B = (0, 1, 2) at y = 0, corner 0 pinned, corners 1 and 2 rising at 1.8 m/s; vertex 3
+    // of triangle A at d₀ = 0.1 above B's inside, A falling at 6 m/s (h = 1/60: B's corners rise
+    // δ_B = 0.03 m, A falls δ_A = 0.1 m). One listed pair (3 against B), n̂ = +y. Split by the
+    // approaches, the plane would sit at λ = δ_B / (δ_A + δ_B) = 0.23 of d₀ above B; a pinned side is
+    // not truncated, so it sits at δ_B / (0.85 d₀) = 0.353 of d₀ instead (design §4): B's corners'
+    // whole move is 0.85 of their way to it (so they keep it), and vertex 3 moves 0.85 of its way
+    // to the plane, 0.85 (d₀ − δ_B / 0.85) = 0.055 m.
+    const [d0, h] = [0.1, 1 / 60];
+    const [uA, uB] = [-6, 1.8];
+    const model = createModel({
+      positions: [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, d0, 0.3, 0.3, d0 + 0.2, 1.3, 1.3, d0 + 0.2, 0.3],
+      velocities: [0, 0, 0, 0, uB, 0, 0, uB, 0, 0, uA, 0, 0, uA, 0, 0, uA, 0],
+      masses: [1, 1, 1, 1, 1, 1],
+      springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
+      springStiffness: 0,
+      gravity: [0, 0, 0],
+      triangles: [0, 1, 2, 3, 4, 5],
+      fixed: [0],
+      selfCollision: { thickness: 0.02, stiffness: 1000 },
+    });
+    // Symplectic Euler with no force at the start (d₀ > r, no springs, no gravity): the moves are h u.
+    const simulation = await createSimulation(model, {
+      integrator: 'symplectic-euler',
+      dt: h,
+      backend: 'cpu',
+    });
+    simulation.step();
+    const { positions, velocities } = await simulation.readState();
+    const stats = (await simulation.readSolverStats())!.selfContact!;
+    const [deltaA, deltaB] = [-uA * h, uB * h];
+    expect(stats.pairs).toBe(1);
+    expect(stats.truncated).toBe(1); // vertex 3 only
+    expect(stats.pinched).toBe(0);
+    for (const i of [1, 2]) {
+      expect(positions[3 * i + 1]!).toBeCloseTo(deltaB, 12);
+      expect(velocities[3 * i + 1]!).toBe(uB);
+    }
+    const t = (0.85 * (d0 - deltaB / 0.85)) / deltaA; // the share of its move vertex 3 keeps
+    expect(positions[3 * 3 + 1]!).toBeCloseTo(d0 - t * deltaA, 12); // 0.045
+    expect(velocities[3 * 3 + 1]!).toBeCloseTo(t * uA, 12);
+    expect(selfIntersections(positions, model.triangleIndices)).toEqual([]);
+    simulation.destroy();
+  });
+
   it('a pile-up the first 8 sweeps cannot settle: the sweeps that follow stop only the particles they shorten, a triangle far away still moves h v', async () => {
     // 12 free triangles 5 cm apart above a pinned one, all falling at 5 m/s (8.3 cm a step at
     // h = 1/60): each sweep's shortened moves list the next layer's pairs, so the 8 sweeps of the
