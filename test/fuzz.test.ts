@@ -230,9 +230,11 @@ async function runOnGpu(fuzzCase: FuzzCase): Promise<Outcome> {
 test(
   `WebGPU: ${GPU_CASES} random cases on one device end in a checked result or a WeftError`,
   async () => {
-    // A hang is a case that does not answer, not the fused adaptive kernel's one compile per device
-    // (~10 s on a quiet CPU adapter; 40 s seen with two test files beside other jobs, which a case
-    // counted as a hang): compile it first. Every case's model (≤ 50 particles) shares that pipeline.
+    // A hang is a case that does not answer (30 s), not a compile. The fused adaptive kernel is one
+    // pipeline per program shape, per device (src/backends/webgpu/fused-blocks.ts): 2.4–4 s for
+    // rk45's, 7–9 s for velocity-implicit Euler's on a quiet CPU adapter (the interpreter it replaced
+    // took 14–27 s, once 40 s beside other jobs, which a case counted as a hang). rk45's is compiled
+    // first; a case of another shape compiles its own inside its 30 s.
     const { device } = node.runner();
     const warm = await createSimulation(createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 1], springPairs: [0, 1], springStiffness: 1 }), { integrator: 'rk45', backend: 'webgpu', device }); // prettier-ignore
     await warm.advance(1);
