@@ -117,6 +117,28 @@ describe.each(CASES)('%s (dt %s, %o)', (integrator, dt, extra) => {
   });
 });
 
+test.each(['symplectic-euler', 'implicit-euler'] as const)(
+  '%s: a target set before step(0) is reached over the next call that takes steps, not at the empty call',
+  async (integrator) => {
+    // One kinematic particle, no forces. Its target moves 0.2 m along x, then step(0) (no time
+    // passes), then step(4): over those 4 steps it moves at v = 0.2 / (4 h) (a kinematic particle's
+    // velocity over a call: (target − from) / (steps h)) and ends on the target. Taking the new
+    // target as reached in the empty call instead leaves it at rest through step(4).
+    const dt = 0.01;
+    const model = createModel({ positions: [0, 0, 0], masses: [1], springPairs: [], springStiffness: 0, gravity: [0, 0, 0] }); // prettier-ignore
+    const sim = await createSimulation(model, { integrator, dt });
+    sim.setTargets([0], [0, 0, 0]);
+    sim.setTargets([0], [0.2, 0, 0]);
+    sim.step(0);
+    sim.step(4);
+    const { positions, velocities } = await sim.readState();
+    expect(Array.from(positions)).toEqual([0.2, 0, 0]);
+    expect(velocities[0]).toBeCloseTo(0.2 / (4 * dt), 12);
+    expect([velocities[1], velocities[2]]).toEqual([0, 0]);
+    sim.destroy();
+  },
+);
+
 test('a released particle falls by ½ g t² (rk4 integrates constant acceleration exactly)', async () => {
   const model = createModel({ positions: [0, 1, 0, 1, 1, 0], masses: [0.5, 0.5], fixed: [0, 1], springPairs: [0, 1], springStiffness: 10 }); // prettier-ignore
   const sim = await createSimulation(model, { integrator: 'rk4', dt: 1e-3 });

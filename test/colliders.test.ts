@@ -167,6 +167,33 @@ describe('implicit Euler: which particles a solve constrains (Baraff & Witkin 19
     expect(Math.abs(velocities[1]!)).toBeLessThan(1e-15);
   });
 
+  test('free flight that reaches the surface exactly at the step’s end (g = h (u − v)·n) is not a contact: a spring pulling it back keeps it above', async () => {
+    // g = 0.25 − 0.125 = 0.125 m, v·n = −2 m/s, h = 1/16 s, no gravity: g + h v·n = 0 exactly (all
+    // dyadic), so the particle is constrained only if reaching counts with ≤. Free, implicit
+    // Euler with the spring to the pinned anchor above (k = 10, L = 0.5, stretched by 0.2) is
+    // the scalar recursion m v₊ = m v + h k (y_a − (y + h v₊) − L), y₊ = y + h v₊, which ends
+    // 1.2 cm above the surface; constrained, it would end on it.
+    const [dt, k, m, L, thickness] = [1 / 16, 10, 1, 0.5, 0.125];
+    const [y, v, anchor] = [0.25, -2, 0.25 + L + 0.2];
+    const model = createModel({
+      positions: [0, y, 0, 0, anchor, 0],
+      velocities: [0, v, 0, 0, 0, 0],
+      masses: [m, m],
+      fixed: [1],
+      springPairs: [0, 1],
+      springStiffness: k,
+      springRestLengths: [L],
+      gravity: [0, 0, 0],
+      colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness }],
+    });
+    const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt, tolerance: 1e-14 });
+    simulation.step(1);
+    const { positions } = await simulation.readState();
+    const vNext = (v + ((dt * k) / m) * (anchor - y - L)) / (1 + (dt * dt * k) / m);
+    expect(positions[1]! - thickness).toBeGreaterThan(0.01);
+    expect(positions[1]!).toBeCloseTo(y + dt * vNext, 12);
+  });
+
   test('a contact whose force pulls is released for one step (λ < 0), then caught again', async () => {
     // Held on the plane's underside by gravity pulling it away: the solve needs λ = −m |g| h < 0.
     const below = { ...plane, normal: [0, -1, 0] } as const;
