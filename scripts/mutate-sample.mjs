@@ -145,7 +145,10 @@ async function refind(resultPath, out) {
     const original = text(execFileSync('git', ['show', `${old.commit}:${m.file}`], { cwd: ROOT, encoding: 'utf8' }), m.location); // prettier-ignore
     const current = readFileSync(join(ROOT, m.file), 'utf8');
     const same = mutants.filter((c) => c.fileName === m.file && c.mutatorName === m.mutatorName && c.replacement === m.replacement && text(current, c.location) === original); // prettier-ignore
-    same.sort((a, b) => Math.abs(a.location.start.line - m.location.start.line) - Math.abs(b.location.start.line - m.location.start.line)); // prettier-ignore
+    // The nearest line, then the nearest column: a line can hold the same text twice (`setup: [],
+    // startup: []`), and the first of them is not necessarily the one that was drawn.
+    const distance = (c) => [Math.abs(c.location.start.line - m.location.start.line), Math.abs(c.location.start.column - m.location.start.column)]; // prettier-ignore
+    same.sort((a, b) => distance(a)[0] - distance(b)[0] || distance(a)[1] - distance(b)[1]);
     if (same.length === 0) console.log(`  not found now: ${m.file}:${m.location.start.line + 1} ${m.mutatorName} → ${m.replacement}`); // prettier-ignore
     else found.push({ file: m.file, location: same[0].location, mutatorName: m.mutatorName, replacement: m.replacement }); // prettier-ignore
   }
