@@ -15,7 +15,7 @@ import {
 } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
-import { collapsingCloth } from './helpers/self-contact-scenes.ts';
+import { clothTwist, collapsingCloth } from './helpers/self-contact-scenes.ts';
 
 /** The pairs' energy Σ ½ k (r − d)² (d < r) at x: what energy() leaves out. */
 function pairEnergy(model: Model, x: Float64Array): number {
@@ -156,33 +156,12 @@ describe('self-collision scenes (CPU, implicit Euler)', () => {
   }, 180_000);
 
   it("ClothTwist (Newton's example_cloth_twist): the side columns turned π/3 rad/s each way for 3 s, no intersection", async () => {
-    const n = 24;
-    const spacing = 0.02;
-    const base = buildCloth({ nx: n, ny: n, spacing, pins: [], orientation: 'horizontal', gravity: [0, 0, 0], damping: 0.5 }); // prettier-ignore
-    const sides = Array.from({ length: n }, (_, j) => [j * n, j * n + n - 1]).flat();
-    const model = createModel({
-      positions: base.particlePositions,
-      masses: base.particleMass,
-      fixed: sides,
-      springPairs: base.springIndices,
-      springStiffness: base.springStiffness,
-      springDamping: base.springDamping,
-      triangles: base.triangleIndices,
-      gravity: [0, 0, 0],
-      selfCollision: { thickness: 0.003 },
-    });
+    const { model, sides, targets } = clothTwist(24);
     const simulation = await createSimulation(model, {
       integrator: 'implicit-euler',
       dt: 1 / 60,
       backend: 'cpu',
     });
-    const mid = ((n - 1) * spacing) / 2;
-    const targets = (t: number): number[] =>
-      sides.flatMap((i) => {
-        const angle = (i % n === 0 ? 1 : -1) * (Math.PI / 3) * t; // about the x axis through the middle
-        const [y, z] = [base.particlePositions[3 * i + 1]!, base.particlePositions[3 * i + 2]! - mid];
-        return [base.particlePositions[3 * i]!, Math.cos(angle) * y - Math.sin(angle) * z, mid + Math.sin(angle) * y + Math.cos(angle) * z]; // prettier-ignore
-      });
     for (let step = 1; step <= 180; step++) {
       simulation.setTargets(sides, targets(step / 60));
       simulation.step();
