@@ -4,24 +4,24 @@
  * h = 1/60, self-collision r = 3 mm, against the CPU in float32 and float64 (Node, Dawn; SwiftShader
  * here).
  *
- * Smaller and shorter than the CPU's 24² for 3 s, to fit SwiftShader (0.3–1.5 s a step at 12²
- * on a loaded 2-core VM): 12² (2 cm cells) for 100 steps (5/3 s), a relative turn of 200°. It
- * still winds into contact: the middle meets itself from step ~75 (150°; the 24²'s from step ~63),
- * and by step 100 the GPU lists ~250 pairs and truncates ~20 moves a step (measured: pairs at steps
- * 80, 90, 100 on both backends; over 120 steps, ~500 pairs and undone moves too).
+ * Smaller than the CPU's 24², to fit SwiftShader: 12² (2 cm cells) for the same 180 steps (3 s, a
+ * relative turn of 360°); 37 s at quiet load, ~2 minutes on a loaded 2-core VM. It still winds
+ * into contact: the middle meets itself from step ~75 (150°; the 24²'s from step ~63), and the GPU
+ * lists pairs at every 10th step from step 80 (up to ~800), truncates up to ~40 moves a step, and
+ * undoes moves with pairs frozen from step 110, as the CPU does.
  *
  * Two regimes, each with its own comparison:
  * - Before the trajectories separate. The flat twisted sheet buckles: from step ~30 rounding is
  *   amplified ×1.4 a step (the CPU f32 run leaves the f64 one: 2e-8 m at step 30, 1e-6 at 41, 4 mm
  *   by step 75). Both float32 runs round the same float64 trajectory, each leaving it by rounding
- *   that the same linearised dynamics amplify, so each is ε_k = |CPU f32 − CPU f64|∞ (running
- *   maximum) away from it, and |GPU − CPU f32| ≤ 2 ε_k by the triangle inequality, plus 2 float32
- *   ulps of |x|∞ (the floor while ε_k is one ulp). Checked at every step while ε_k ≤ 1e-6 m
- *   (0.005 % of a cell; steps 1–41 here: measured ≤ 0.75 of the bound).
+ *   that the same linearised dynamics amplify, so each is about ε_k = |CPU f32 − CPU f64|∞
+ *   (running maximum) away from it, and |GPU − CPU f32| ≤ 2 ε_k by the triangle inequality, plus
+ *   2 float32 ulps of |x|∞ (the floor while ε_k is one ulp). Checked at every step while
+ *   ε_k ≤ 1e-6 m (0.005 % of a cell; steps 1–42 here: measured at most 0.72 of the bound).
  * - After, the runs wind into different folds (5 cm apart by step 100): physical invariants at
  *   every 10th step instead — no intersection (the exact triangle–triangle test on the CPU over
  *   the GPU's positions), no pinched pair, speeds below 1.5 m/s (the CPU test's), the columns at
- *   their targets, contacts active (pairs listed from step 80, moves truncated), and the spring
+ *   their targets, contacts active (pairs listed from step 80, moves truncated and undone), and the spring
  *   energy within the CPU f32/f64 pair's own spread of it, once more on each side (what rounding
  *   alone does to it in this scene, measured in the same run).
  */
@@ -37,7 +37,7 @@ afterEach(() => expect(node.runner().uncaptured.splice(0)).toEqual([]));
 
 const N = 12;
 const H = 1 / 60;
-const STEPS = 100;
+const STEPS = 180;
 /** |CPU f32 − CPU f64|∞ (m) up to which the runs are compared step by step. */
 const SEPARATED = 1e-6;
 const OPTIONS = { integrator: 'implicit-euler', dt: H } as const;
@@ -59,7 +59,7 @@ describe(`ClothTwist on WebGPU (${N}², implicit Euler, h = 1/60, ${STEPS} steps
     const exact = await createSimulation(model, { ...OPTIONS, backend: 'cpu', precision: 'f64' });
     const lines: string[] = [];
     try {
-      let [epsilon, window, worst, firstPairs, truncated] = [0, 0, 0, 0, 0];
+      let [epsilon, window, worst, firstPairs, truncated, undone] = [0, 0, 0, 0, 0, 0];
       for (let step = 1; step <= STEPS; step++) {
         const target = targets(step * H);
         for (const sim of [gpu, cpu, exact]) {
@@ -97,6 +97,7 @@ describe(`ClothTwist on WebGPU (${N}², implicit Euler, h = 1/60, ${STEPS} steps
         if (sa.pairs > 0 && firstPairs === 0) firstPairs = step;
         if (step >= 80) expect(sa.pairs, `step ${step}: pairs listed`).toBeGreaterThan(0);
         truncated += sa.truncated;
+        undone += sa.undone;
         lines.push(`step ${step}: pairs ${sa.pairs}/${sb.pairs}, truncated ${sa.truncated}/${sb.truncated}, undone ${sa.undone}/${sb.undone}, frozen ${sa.frozen}/${sb.frozen} (GPU/CPU f32); |GPU − CPU f32|∞ ${maxDiff(a.positions, b.positions).toExponential(1)} m; spring energy ${ea!.toFixed(3)} J (CPU f32 ${eb!.toFixed(3)}, f64 ${ec!.toFixed(3)})`); // prettier-ignore
       }
       console.log(`${lines.join('\n')}\nstep by step through step ${window} (|CPU f32 − f64| ≤ ${SEPARATED} m): |GPU − CPU f32| at most ${worst.toFixed(2)} of 2 ε + 2 ulp`); // prettier-ignore
@@ -104,6 +105,7 @@ describe(`ClothTwist on WebGPU (${N}², implicit Euler, h = 1/60, ${STEPS} steps
       expect(window).toBeGreaterThanOrEqual(30);
       expect(firstPairs).toBeGreaterThan(window);
       expect(truncated).toBeGreaterThan(0);
+      expect(undone).toBeGreaterThan(0);
     } finally {
       gpu.destroy();
       cpu.destroy();
