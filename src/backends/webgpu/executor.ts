@@ -30,7 +30,8 @@ import {
   vec4Bytes,
   finishNorm,
   readPair,
-  forRuns,
+  writeScalarRuns,
+  writeVec4Runs,
   readVec4Range,
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
@@ -354,24 +355,14 @@ export class WebGpuExecutor implements ExecutorServices {
    */
   writeParticles(name: string, indices: Uint32Array, xyz: Float64Array): void {
     const { buffer, offset } = this.location(name);
-    const w = name === 'x' ? 1 : 0;
-    forRuns(indices, (start, end) => {
-      const data = new Float32Array(4 * (end - start));
-      for (let k = start; k < end; k++) data.set([xyz[3 * k]!, xyz[3 * k + 1]!, xyz[3 * k + 2]!, w], 4 * (k - start));
-      this.device.queue.writeBuffer(buffer, offset + indices[start]! * VEC4_BYTES, data);
-    }); // prettier-ignore
+    writeVec4Runs(this.device, buffer, offset, indices, xyz, name === 'x' ? 1 : 0);
   }
 
   /** Uploads the model's inverse masses (and the implicit ops' masses, 0 where fixed) of `indices`. */
   writeMasses(indices: Uint32Array): void {
     const { particleInvMass, particleMass, particleFixed } = this.model;
-    const write = (buffer: GPUBuffer, value: (i: number) => number): void =>
-      forRuns(indices, (start, end) => {
-        const data = Float32Array.from(indices.subarray(start, end), value);
-        this.device.queue.writeBuffer(buffer, indices[start]! * 4, data);
-      });
-    write(this.shared['particleInvMass']!, (i) => particleInvMass[i]!);
-    if (this.implicit) write(this.implicit.particleMass, (i) => (particleFixed[i] ? 0 : particleMass[i]!));
+    writeScalarRuns(this.device, this.shared['particleInvMass']!, indices, (i) => particleInvMass[i]!);
+    if (this.implicit) writeScalarRuns(this.device, this.implicit.particleMass, indices, (i) => (particleFixed[i] ? 0 : particleMass[i]!)); // prettier-ignore
   }
 
   /**

@@ -259,3 +259,22 @@ export function forRuns(indices: Uint32Array, run: (start: number, end: number) 
     start = end;
   }
 }
+
+/**
+ * Writes xyz values of particles `indices` (w = `w`) into a vec4 buffer at `offset`, one
+ * writeBuffer per run of consecutive indices: queued after the work submitted so far, no readback.
+ */
+export function writeVec4Runs(device: GPUDevice, buffer: GPUBuffer, offset: number, indices: Uint32Array, xyz: Float64Array, w: number): void {
+  forRuns(indices, (start, end) => {
+    const data = new Float32Array(4 * (end - start));
+    for (let k = start; k < end; k++) data.set([xyz[3 * k]!, xyz[3 * k + 1]!, xyz[3 * k + 2]!, w], 4 * (k - start));
+    device.queue.writeBuffer(buffer, offset + indices[start]! * VEC4_BYTES, data);
+  });
+} // prettier-ignore
+
+/** Writes value(i) of particles `indices` into an f32 buffer, one writeBuffer per run. */
+export function writeScalarRuns(device: GPUDevice, buffer: GPUBuffer, indices: Uint32Array, value: (i: number) => number): void {
+  forRuns(indices, (start, end) => {
+    device.queue.writeBuffer(buffer, indices[start]! * 4, Float32Array.from(indices.subarray(start, end), value));
+  });
+} // prettier-ignore
