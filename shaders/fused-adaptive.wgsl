@@ -26,7 +26,7 @@ fn nextAttempt(local: u32, index: u32) -> vec3<u32> {
     needFirst = 1u - control.firstValid;
     hBits = bitcast<u32>(control.h);
   }
-  return vec3<u32>(broadcast(local, go), broadcast(local, needFirst), broadcast(local, hBits));
+  return broadcast(local, vec4<u32>(go, needFirst, hBits, 0u)).xyz;
 }
 
 @compute @workgroup_size(workgroupSize)
@@ -50,14 +50,14 @@ fn fusedAdaptiveMain(@builtin(local_invocation_index) local: u32) {
         let newtonFailed = result.x > 0.0;
         let finite = result.z > 0.0;
         var decision = false;
-        if (settings.drake == 1u) {
+        if (drakeControl == 1u) {
           decision = decideDrake(newtonFailed, result.y, finite);
         } else {
           decision = decideHairer(newtonFailed, result.y, finite);
         }
         accepted = select(0u, 1u, decision);
       }
-      if (broadcast(local, accepted) == 1u) {
+      if (broadcast(local, vec4<u32>(accepted)).x == 1u) {
         runAccept(local, h);
         if (local == 0u) {
           control.firstValid = 0u;

@@ -37,13 +37,17 @@ const DRAKE_NEW: u32 = 0u;
 const DRAKE_RETRY: u32 = 1u;         // after an error-control rejection: the step is limited again
 const DRAKE_RETRY_NEWTON: u32 = 2u;  // after a Newton failure: h as halved
 
+// Which step-size controller runs: 1 Drake's, 0 Hairer's (the stepper's pipeline constant). An
+// `override`, not a setting: SwiftShader runs both branches of an `if` on a uniform, so a setting
+// made each attempt pay both controllers; a constant's dead branch is folded away.
+override drakeControl: u32 = 0u;
+
 // The program and the controller's constants, written once.
 struct FusedSettings {
   firstPc: u32,              // `first` (after each acceptance), `attempt`, `accept`
   attemptPc: u32,
   acceptPc: u32,
   attemptsPerDispatch: u32,
-  drake: u32,                // 1: Drake's controller, 0: Hairer's
   maxNorm: u32,              // 1: max norm, 0: RMS
   onMinStepThrow: u32,
   freeParticles: u32,
@@ -123,13 +127,14 @@ struct FusedControl {
 @group(0) @binding(9) var<storage, read> incidence: array<u32>;
 // Per particle (m, 1/m), kg and 1/kg; (0, 0) when fixed.
 @group(0) @binding(10) var<storage, read> particleMasses: array<vec2<f32>>;
-// Per particle P⁻¹ as (xx, yy, zz) and (xy, xz, yz); then per spring (from 2n): (n, f) and
-// (k g, k (1 − g), c, 0), as implicit-common.wgsl's SpringState.
+// Per particle P⁻¹ as (xx, yy, zz) and (xy, xz, yz); then per incidence entry e (from 2n, the
+// spring's state as its endpoint sees it, fused-ops.wgsl jacobians): (n, f) and (k g, k (1 − g), c,
+// 0), as implicit-common.wgsl's SpringState.
 @group(0) @binding(11) var<storage, read_write> work: array<vec4<f32>>;
 
 var<workgroup> scratch: array<vec4<f32>, workgroupSize>;
 var<workgroup> broadcastValue: vec4<f32>;
-var<workgroup> sharedWord: u32;
+var<workgroup> sharedWords: vec4<u32>;
 
 fn word(pc: u32) -> u32 {
   return code[pc >> 2u][pc & 3u];
@@ -144,34 +149,76 @@ fn isFinite(x: f32) -> bool {
   return x == x && abs(x) <= 3.4e38;
 }
 
-// The sum of `value` over the workgroup (a fixed tree), the same uniform value in every thread.
-fn sumAll(local: u32, value: vec4<f32>) -> vec4<f32> {
-  scratch[local] = value;
-  workgroupBarrier();
-  var stride = workgroupSize / 2u;
-  loop {
-    if (local < stride) {
-      scratch[local] += scratch[local + stride];
+// Reductions and broadcasts wait at barriers, and on SwiftShader each barrier is a switch of
+// coroutines (~0.2 µs here, as much as a pass over two particles): so a reduction waits at three
+// (`scratch` written, the total written, its uniform load) and a broadcast at two.
+
+// scratch[0] = the tree of `scratch` (level by level, scratch[l] ⊕= scratch[l + stride] for
+// l < stride, stride = workgroupSize/2, …, 1), ⊕ the sum, with `largestY` the maximum in y; after a
+// barrier, in thread 0 only where the workgroup is one SIMD group (a CPU adapter: no barrier per
+// level), else a level per barrier. The same additions in the same order either way.
+fn reduceScratch(local: u32, largestY: bool) {
+  if (workgroupSize <= 4u) {
+    if (local == 0u && workgroupSize > 1u) {
+      var stride = workgroupSize / 2u;
+      loop {
+        var l = 0u;
+        loop {
+          scratch[l] = combinePair(scratch[l], scratch[l + stride], largestY);
+          continuing {
+            l++;
+            break if l >= stride;
+          }
+        }
+        continuing {
+          stride /= 2u;
+          break if stride == 0u;
+        }
+      }
     }
-    workgroupBarrier();
-    continuing {
-      stride /= 2u;
-      break if stride == 0u;
+  } else {
+    var stride = workgroupSize / 2u;
+    loop {
+      if (local < stride) {
+        scratch[local] = combinePair(scratch[local], scratch[local + stride], largestY);
+      }
+      workgroupBarrier();
+      continuing {
+        stride /= 2u;
+        break if stride == 0u;
+      }
     }
   }
+}
+
+fn combinePair(a: vec4<f32>, b: vec4<f32>, largestY: bool) -> vec4<f32> {
+  return select(a + b, vec4<f32>(a.x + b.x, max(a.y, b.y), a.zw + b.zw), largestY);
+}
+
+// `value` reduced over the workgroup (reduceScratch), the same uniform value in every thread.
+fn reduceAll(local: u32, value: vec4<f32>, largestY: bool) -> vec4<f32> {
+  scratch[local] = value;
+  workgroupBarrier();
+  reduceScratch(local, largestY);
   if (local == 0u) {
     broadcastValue = scratch[0];
   }
   return workgroupUniformLoad(&broadcastValue);
 }
 
-// Thread 0's u32 to every thread, uniform (decisions taken by the controller in thread 0).
-fn broadcast(local: u32, value: u32) -> u32 {
-  workgroupBarrier();
+// The sum of `value` over the workgroup (a fixed tree), the same uniform value in every thread.
+fn sumAll(local: u32, value: vec4<f32>) -> vec4<f32> {
+  return reduceAll(local, value, false);
+}
+
+// Thread 0's words to every thread, uniform (decisions taken by the controller in thread 0). No
+// barrier before the write: every thread's read of the last broadcast ended at its uniform load's
+// closing barrier.
+fn broadcast(local: u32, value: vec4<u32>) -> vec4<u32> {
   if (local == 0u) {
-    sharedWord = value;
+    sharedWords = value;
   }
-  return workgroupUniformLoad(&sharedWord);
+  return workgroupUniformLoad(&sharedWords);
 }
 
 // P⁻¹ of particle i: slot 0 (xx, yy, zz), slot 1 (xy, xz, yz).

@@ -79,7 +79,7 @@ fn beginAttempt() -> bool {
     return false;
   }
   control.attempts += 1u;
-  if (settings.drake == 1u) {
+  if (drakeControl == 1u) {
     // drake-controller.ts drakeStep: h_max = min(target − t, maxStep), the ideal step limited.
     if (control.phase == DRAKE_NEW) {
       control.hMax = min(remaining(), settings.maxStep);

@@ -92,25 +92,7 @@ fn norm(local: u32, error: vec2<u32>, states: vec4<u32>, tolerances: vec4<f32>, 
     }
   }
   // Maxima by tree as well: max over the workgroup = the largest partial.
-  scratch[local] = vec4<f32>(sum, largest, nonFinite, 0.0);
-  workgroupBarrier();
-  var stride = workgroupSize / 2u;
-  loop {
-    if (local < stride) {
-      let a = scratch[local];
-      let b = scratch[local + stride];
-      scratch[local] = vec4<f32>(a.x + b.x, max(a.y, b.y), a.z + b.z, 0.0);
-    }
-    workgroupBarrier();
-    continuing {
-      stride /= 2u;
-      break if stride == 0u;
-    }
-  }
-  if (local == 0u) {
-    broadcastValue = scratch[0];
-  }
-  let total = workgroupUniformLoad(&broadcastValue);
+  let total = reduceAll(local, vec4<f32>(sum, largest, nonFinite, 0.0), true);
   if (settings.freeParticles == 0u) {
     return vec2<f32>(0.0, 1.0);
   }
@@ -119,28 +101,47 @@ fn norm(local: u32, error: vec2<u32>, states: vec4<u32>, tolerances: vec4<f32>, 
 }
 
 
-// `jacobians`: per spring (n, f) and (k g, k (1 − g), c): J_s = k g I + k (1 − g) n nᵀ, g = 1 − L/l
-// clamped at 0 unless `exact` is 1 (Choi & Ko 2002).
+// `jacobians`: per incidence entry e of each particle, its spring's (n, f) and (k g, k (1 − g), c):
+// J_s = k g I + k (1 − g) n nᵀ, g = 1 − L/l clamped at 0 unless `exact` is 1 (Choi & Ko 2002). Each
+// endpoint keeps its own copy, computed at its own particle: their readers (rhsAt, product,
+// diagonalInverseAt) read their own particle's entries only, so no barrier waits between, and the
+// generated blocks compute them in the pass of the rhs that reads them (fused-blocks.ts).
 fn jacobians(local: u32, x: u32, v: u32, exact: u32) {
-  var s = local;
+  var i = local;
   loop {
-    if (s < params.springCount) {
-      let state = springStateAt(springs[s], x, v, exact == 1u);
-      work[2u * params.particleCount + 2u * s] = state.direction;
-      work[2u * params.particleCount + 2u * s + 1u] = state.coefficients;
+    if (i < params.particleCount) {
+      jacobiansAt(i, x, v, exact);
     }
     continuing {
-      s += workgroupSize;
-      break if s >= params.springCount;
+      i += workgroupSize;
+      break if i >= params.particleCount;
     }
   }
   storageBarrier();
 }
 
-// (β c n nᵀ + γ J_s) u for spring s.
-fn springApply(s: u32, beta: f32, gamma: f32, u: vec3<f32>) -> vec3<f32> {
-  let n = work[2u * params.particleCount + 2u * s].xyz;
-  let k = work[2u * params.particleCount + 2u * s + 1u];
+// `jacobians` at particle i (reads x and v at its neighbours, writes its entries' states).
+fn jacobiansAt(i: u32, x: u32, v: u32, exact: u32) {
+  let n = params.particleCount;
+  let end = incidence[i + 1u];
+  var e = incidence[i];
+  loop {
+    if (e < end) {
+      let state = springStateAt(springs[incidence[n + 1u + 2u * e] >> 1u], x, v, exact == 1u);
+      work[2u * n + 2u * e] = state.direction;
+      work[2u * n + 2u * e + 1u] = state.coefficients;
+    }
+    continuing {
+      e++;
+      break if e >= end;
+    }
+  }
+}
+
+// (β c n nᵀ + γ J_s) u for the spring of incidence entry e.
+fn springApply(e: u32, beta: f32, gamma: f32, u: vec3<f32>) -> vec3<f32> {
+  let n = work[2u * params.particleCount + 2u * e].xyz;
+  let k = work[2u * params.particleCount + 2u * e + 1u];
   return gamma * k.x * u + ((gamma * k.y + beta * k.z) * dot(n, u)) * n;
 }
 
@@ -187,15 +188,14 @@ fn rhsAt(i: u32, vectors: vec4<u32>, scales: vec4<f32>, terms: vec4<f32>) {
       if (e < end) {
         let entry = incidence[n + 1u + 2u * e];
         let other = incidence[n + 2u + 2u * e];
-        let s = entry >> 1u;
-        let state = work[2u * params.particleCount + 2u * s];
+        let state = work[2u * n + 2u * e];
         let f = state.w * state.xyz;
         b += forceScale * select(f, -f, (entry & 1u) == 1u);
         if (any(terms != vec4<f32>(0.0))) {
           let dv = loadVector(v, i) - loadVector(v, other);
           let da = loadVector(a, i) - loadVector(a, other);
-          b -= springApply(s, 0.0, 1.0, velocityStiffness * dv + accelerationStiffness * da);
-          b -= springApply(s, 1.0, 0.0, velocityDamping * dv + accelerationDamping * da);
+          b -= springApply(e, 0.0, 1.0, velocityStiffness * dv + accelerationStiffness * da);
+          b -= springApply(e, 1.0, 0.0, velocityDamping * dv + accelerationDamping * da);
         }
       }
       continuing {
@@ -220,8 +220,7 @@ fn product(i: u32, vector: u32, system: vec3<f32>) -> vec3<f32> {
   var e = incidence[i];
   loop {
     if (e < end) {
-      let s = incidence[n + 1u + 2u * e] >> 1u;
-      y += springApply(s, system.y, system.z, u - loadVector(vector, incidence[n + 2u + 2u * e]));
+      y += springApply(e, system.y, system.z, u - loadVector(vector, incidence[n + 2u + 2u * e]));
     }
     continuing {
       e++;

@@ -21,9 +21,8 @@ fn diagonalInverseAt(i: u32, system: vec3<f32>, preconditioner: u32) -> BlockInv
   var e = incidence[i];
   loop {
     if (e < end) {
-      let s = incidence[n + 1u + 2u * e] >> 1u;
-      let direction = work[2u * params.particleCount + 2u * s].xyz;
-      let k = work[2u * params.particleCount + 2u * s + 1u];
+      let direction = work[2u * n + 2u * e].xyz;
+      let k = work[2u * n + 2u * e + 1u];
       let along = system.z * k.y + system.y * k.z;
       d += system.z * k.x + along * direction * direction;
       o += along * vec3<f32>(direction.x * direction.y, direction.x * direction.z, direction.y * direction.z);
@@ -81,37 +80,54 @@ fn recordSolve(local: u32, iterations: u32, relativeResidual: f32, converged: bo
   }
 }
 
+// A solve's first pass at particle i for x₀ = 0 (solve below; the generated blocks also run it in
+// the pass that computes b, fused-blocks.ts): P⁻¹ stored, x = 0, r₀ = b_i, z₀ = P⁻¹ r₀; returns r₀·z₀.
+fn solveStartAt(i: u32, bi: vec3<f32>, x: u32, system: vec3<f32>, cg: vec4<u32>, preconditioner: u32) -> f32 {
+  var inverse = BlockInverse(vec3<f32>(0.0), vec3<f32>(0.0));
+  if (preconditioner != 0u) {
+    inverse = diagonalInverseAt(i, system, preconditioner);
+  }
+  storeVector(x, i, vec3<f32>(0.0));
+  storeVector(cg.x, i, bi);
+  return preconditionAt(i, bi, cg.w, preconditioner, inverse);
+}
+
 // `solve`: A x = b by CG preconditioned by P (linear-solver.ts solveLinear), A = α M + β B + γ K
 // (`system`), x₀ = 0 or warm (`modes`: (preconditioner, 1 for a warm start)). Each thread's
 // particles are updated in one pass where nothing crosses threads: P⁻¹, r₀, z₀ and the sums b·b,
-// r·r, r·z; then per iteration p (z₀ first, then z + β p), q = A p and p·q, and x, r, z and their
-// sums. The iterations stop when r·r ≤ tol² b·b, at the cap, or where p·q ≤ 0 (CG stalled).
+// r·r, r·z; then solveFrom.
 fn solve(local: u32, b: u32, x: u32, system: vec3<f32>, cg: vec4<u32>, modes: vec2<u32>) {
   let preconditioner = modes.x;
   var own = vec4<f32>(0.0);
   var i = local;
   loop {
     if (i < params.particleCount) {
-      var inverse = BlockInverse(vec3<f32>(0.0), vec3<f32>(0.0));
-      if (preconditioner != 0u) {
-        inverse = diagonalInverseAt(i, system, preconditioner);
-      }
       let bi = loadVector(b, i);
-      var r = bi;
       if (modes.y == 1u) {
-        r = bi - product(i, x, system);
+        var inverse = BlockInverse(vec3<f32>(0.0), vec3<f32>(0.0));
+        if (preconditioner != 0u) {
+          inverse = diagonalInverseAt(i, system, preconditioner);
+        }
+        let r = bi - product(i, x, system);
+        storeVector(cg.x, i, r);
+        own += vec4<f32>(dot(bi, bi), dot(r, r), preconditionAt(i, r, cg.w, preconditioner, inverse), 0.0);
       } else {
-        storeVector(x, i, vec3<f32>(0.0));
+        own += vec4<f32>(dot(bi, bi), dot(bi, bi), solveStartAt(i, bi, x, system, cg, preconditioner), 0.0);
       }
-      storeVector(cg.x, i, r);
-      own += vec4<f32>(dot(bi, bi), dot(r, r), preconditionAt(i, r, cg.w, preconditioner, inverse), 0.0);
     }
     continuing {
       i += workgroupSize;
       break if i >= params.particleCount;
     }
   }
-  let start = sumAll(local, own);
+  solveFrom(local, x, system, cg, preconditioner, sumAll(local, own).xyz);
+}
+
+// CG's iterations after the first pass, from `start` = (b·b, r₀·r₀, r₀·z₀): per iteration p (z₀
+// first, then z + β p), q = A p and p·q, and x, r, z and their sums. The iterations stop when
+// r·r ≤ tol² b·b, at the cap, or where p·q ≤ 0 (CG stalled).
+fn solveFrom(local: u32, x: u32, system: vec3<f32>, cg: vec4<u32>, preconditioner: u32, start: vec3<f32>) {
+  var i = local;
   let bb = start.x;
   var rr = start.y;
   var rz = start.z;

@@ -1229,10 +1229,13 @@ export const KERNEL_CHECKS = {
       const { work } = attempt;
       if (attempt.stats.newton.linearIterations !== 2 || attempt.stats.newton.linearSolves !== 1)
         failures.push(`${what}: ${attempt.stats.newton.linearSolves} solves of ${attempt.stats.newton.linearIterations} iterations, not one of 2`); // prettier-ignore
-      // Spring states as the CPU's SpringStates: J = k g I + k (1 − g) n nᵀ.
+      // Spring states as the CPU's SpringStates: J = k g I + k (1 − g) n nᵀ; the kernel keeps one
+      // per incidence entry (fused-ops.wgsl jacobians): spring k's first endpoint's.
       const states = { force: new Float64Array(3 * model.springCount), direction: new Float64Array(3 * model.springCount), jacobian: new Float64Array(6 * model.springCount) }; // prettier-ignore
+      const entryOf = new Int32Array(model.springCount);
+      model.incidence.entries.forEach((entry, e) => void ((entry & 1) === 0 && (entryOf[entry >> 1] = e)));
       for (let k = 0; k < model.springCount; k++) {
-        const at = 4 * (2 * n + 2 * k);
+        const at = 4 * (2 * n + 2 * entryOf[k]!);
         const [x, y, z, f, kg, kn] = [work[at]!, work[at + 1]!, work[at + 2]!, work[at + 3]!, work[at + 4]!, work[at + 5]!]; // prettier-ignore
         states.force.set([f * x, f * y, f * z], 3 * k);
         states.direction.set([x, y, z], 3 * k);

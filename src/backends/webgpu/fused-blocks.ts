@@ -10,8 +10,15 @@
  * it runs. Here an op costs its own body, whose branches on its literal arguments fold away when
  * the compiler inlines it (loadVector's choice of buffer, the preconditioner, the warm start).
  * Ops that work particle by particle share one pass over the particles (a "pass" below): any
- * number of `combine`s and `measure`s (whose sums share one reduction), after at most one
- * `eval` or `rhs` (which read other particles' values: the pass may not write what they read).
+ * number of `combine`s and `measure`s (whose sums share one reduction, up to four) and of
+ * `eval`s, `jacobians` and `rhs`s, which read other particles' values: the pass may not write what
+ * they read there (a Newton residual, jacobians then rhs, is one pass). A Newton loop's update may
+ * lend its closing `measure` and its solve's first pass to its residual's pass (fused-program.ts
+ * Compiler.join): a Newton iteration then waits at three reductions, the solve's two and the
+ * residual's. Barriers are few because on SwiftShader each is a switch of coroutines (~0.2 µs,
+ * as much as a pass over two particles): a reduction waits at three (fused-common.wgsl
+ * reduceAll), and a storageBarrier comes only before a pass or solve that reads other particles'
+ * values while writes are pending (and at a block's end).
  * The text depends on the program's shape only (its numbers are in the coefficient table and
  * `settings`), so programs of one shape share one pipeline (gpu-common.ts caches by text).
  */
@@ -40,14 +47,19 @@ const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
 
 /** Ops over the particles that share one loop (see above), not written yet. */
 interface Pass {
-  /** The first op's call at particle i (eval or rhs), and the vectors it reads at other particles. */
-  lead?: { call: string; reads: readonly number[]; evaluation: boolean };
-  /** Statement lists of its combines and measures, in order, at particle i. */
+  /** Statement lists of its ops, in order, at particle i. */
   members: string[][];
+  /** Vectors its leads (eval, jacobians, rhs) read at other particles: no op of the pass writes them. */
+  reads: Set<number>;
   /** Vectors written. */
   writes: Set<number>;
   /** Per reduction component, the variable it sets. */
   measures: string[];
+  /** Leads, and those that count as an evaluation (eval, jacobians). */
+  leads: number;
+  evaluations: number;
+  /** Writes of other threads were pending when it opened (BlockWriter.pending). */
+  after: boolean;
 }
 
 /**
@@ -62,6 +74,12 @@ export class BlockWriter {
   /** Per Newton loop open: where its residual ops start and end in `lines`. */
   private readonly newtons: { residual: number; check: number }[] = [];
   private pass: Pass | null = null;
+  /**
+   * Storage written since the last storageBarrier, which another thread may read: the barrier
+   * waits until a pass or solve reads other particles' values (each is a coroutine switch on
+   * SwiftShader), and ends a block.
+   */
+  private pending = false;
 
   /**
    * `zero(k)`: coefficient-table entry k is 0 for every h; it is written as the literal 0.0 (the
@@ -75,9 +93,17 @@ export class BlockWriter {
   /** The f32 of coefficient-table entry k at the block's step h. */
   private c = (k: number): string => (this.zero(k) ? '0.0' : `coefficient(${u(k)}, h)`);
 
-  private line(text: string): void {
+  /** `text` after the pass open; `readsOthers`: after the pending writes; `writes`: storage. */
+  private line(text: string, readsOthers = false, writes = false): void {
     this.flush();
+    if (readsOthers) this.barrier();
     this.lines.push([this.depth, text]);
+    this.pending ||= writes;
+  }
+
+  private barrier(): void {
+    if (this.pending) this.lines.push([this.depth, 'storageBarrier();']);
+    this.pending = false;
   }
 
   private open(text: string): void {
@@ -93,6 +119,7 @@ export class BlockWriter {
   /** The function `name` (runFirst, runAttempt, runAccept) of the ops written so far. */
   finish(name: string): string {
     this.flush();
+    this.barrier();
     if (this.depth !== 0) throw new Error('BlockWriter: a Newton loop was left open');
     return [
       `fn ${name}(local: u32, h: f32) -> vec3<f32> {`,
@@ -103,6 +130,8 @@ export class BlockWriter {
       '  var correction2 = 0.0;',
       '  var total2 = 0.0;',
       '  var firstResidual2 = 0.0;',
+      // r₀·z₀ of a solve whose first pass ran in the pass of its b (solveStart).
+      '  var startRz = 0.0;',
       ...this.lines.map(([depth, text]) => `${'  '.repeat(1 + depth)}${text}`),
       '  return vec3<f32>(newtonFailed, error);',
       '}',
@@ -112,14 +141,27 @@ export class BlockWriter {
 
   /** The pass open, or a new one. */
   private member(): Pass {
-    return (this.pass ??= { members: [], writes: new Set(), measures: [] });
+    return (this.pass ??= {
+      members: [],
+      reads: new Set(),
+      writes: new Set(),
+      measures: [],
+      leads: 0,
+      evaluations: 0,
+      after: this.pending,
+    });
   }
 
-  /** Writes the pass open: one loop over the particles, the reduction of its measures, a barrier. */
+  /**
+   * Writes the pass open: a barrier first if it reads other particles' values while writes are
+   * pending, one loop over the particles, the reduction of its measures.
+   */
   private flush(): void {
     const pass = this.pass;
     if (!pass) return;
     this.pass = null;
+    this.pending = pass.after;
+    if (pass.reads.size > 0) this.barrier();
     const reduced = pass.measures.length > 0;
     const at = (text: string): void => void this.lines.push([this.depth, text]);
     at('{');
@@ -130,7 +172,6 @@ export class BlockWriter {
     this.depth++;
     at('if (i < params.particleCount) {');
     this.depth++;
-    if (pass.lead) at(`${pass.lead.call};`);
     for (const member of pass.members) {
       if (member.length === 1) {
         at(member[0]!);
@@ -156,28 +197,38 @@ export class BlockWriter {
     }
     this.depth--;
     at('}');
-    if (pass.lead || pass.writes.size > 0) at('storageBarrier();');
-    if (pass.lead?.evaluation) {
+    this.pending ||= pass.leads > 0 || pass.writes.size > 0;
+    if (pass.evaluations > 0) {
       at('if (local == 0u) {');
-      at('  control.evaluations += 1u;');
+      at(`  control.evaluations += ${u(pass.evaluations)};`);
       at('}');
     }
   }
 
-  /** A pass led by `call` (reading `reads` at other particles, writing `writes`). */
-  private lead(call: string, reads: readonly number[], writes: number, evaluation: boolean): void {
-    this.flush();
-    this.pass = { lead: { call, reads, evaluation }, members: [], writes: new Set([writes]), measures: [] };
+  /**
+   * `call` at particle i, reading `reads` at other particles and writing `writes`: in the pass open
+   * unless that writes what it reads there or reads there what it writes.
+   */
+  private lead(call: string, reads: readonly number[], writes: readonly number[], evaluation: boolean): void {
+    const open = this.pass;
+    if (open && (reads.some((r) => open.writes.has(r)) || writes.some((w) => open.reads.has(w))))
+      this.flush();
+    const pass = this.member();
+    pass.members.push([`${call};`]);
+    reads.forEach((r) => pass.reads.add(r));
+    writes.forEach((w) => pass.writes.add(w));
+    pass.leads++;
+    if (evaluation) pass.evaluations++;
   }
 
   eval(x: number, v: number, a: number, rayleighMass: number): void {
-    this.lead(`evaluateAt(i, ${u(x)}, ${u(v)}, ${u(a)}, ${this.c(rayleighMass)})`, [x, v], a, true);
+    this.lead(`evaluateAt(i, ${u(x)}, ${u(v)}, ${u(a)}, ${this.c(rayleighMass)})`, [x, v], [a], true);
   }
 
   /** Each output from the old values (terms as (reference, table entry), summed last first), then written. */
   combine(outputs: readonly { to: number; terms: readonly (readonly [number, number])[] }[]): void {
-    // Not in a pass whose lead reads, at other particles, what this writes.
-    if (this.pass?.lead?.reads.some((vector) => outputs.some((out) => out.to === vector))) this.flush();
+    // Not in a pass whose leads read, at other particles, what this writes.
+    if (outputs.some((out) => this.pass?.reads.has(out.to))) this.flush();
     const statements: string[] = [];
     outputs.forEach((out, k) => {
       statements.push(`var y${k} = vec3<f32>(0.0);`);
@@ -203,11 +254,14 @@ export class BlockWriter {
     this.line(`error = norm(local, vec2<u32>(${error.map(u).join(', ')}), ${vec4u(states)}, vec4<f32>(${r}, ${ax}, ${av}, ${wx}), ${wv});`); // prettier-ignore
   }
 
+  /** The spring states of particle i's incidence entries (fused-ops.wgsl jacobiansAt), in a pass. */
   jacobians(x: number, v: number): void {
-    this.line(`jacobians(local, ${u(x)}, ${u(v)}, ${this.modes.exactJacobian ? '1u' : '0u'});`);
-    this.line('if (local == 0u) {');
-    this.line('  control.evaluations += 1u;');
-    this.line('}');
+    this.lead(
+      `jacobiansAt(i, ${u(x)}, ${u(v)}, ${this.modes.exactJacobian ? '1u' : '0u'})`,
+      [x, v],
+      [],
+      true,
+    );
   }
 
   /** vectors (b, v, a, w); coefficients: the eight RhsCoefficients' table entries in order. */
@@ -215,14 +269,45 @@ export class BlockWriter {
     const scales = coefficients.slice(0, 4).map(this.c).join(', ');
     const terms = coefficients.slice(4, 8).map(this.c).join(', ');
     const [b, v, a] = vectors as [number, number, number];
-    this.lead(`rhsAt(i, ${vec4u(vectors)}, vec4<f32>(${scales}), vec4<f32>(${terms}))`, [v, a], b, false);
+    this.lead(`rhsAt(i, ${vec4u(vectors)}, vec4<f32>(${scales}), vec4<f32>(${terms}))`, [v, a], [b], false);
   }
 
   /** A x = b, system (α, β, γ) as table entries. */
   solve(b: number, x: number, system: readonly number[]): void {
     const m = this.modes;
     const modes = `vec2<u32>(${u(m.preconditioner)}, ${m.warmStart ? '1u' : '0u'})`;
-    this.line(`solve(local, ${u(b)}, ${u(x)}, vec3<f32>(${system.map(this.c).join(', ')}), ${vec4u(m.cg)}, ${modes});`); // prettier-ignore
+    this.line(
+      `solve(local, ${u(b)}, ${u(x)}, ${this.system(system)}, ${vec4u(m.cg)}, ${modes});`,
+      true,
+      true,
+    );
+  }
+
+  /**
+   * A solve's first pass (x₀ = 0: P⁻¹, r₀ = b, z₀, r₀·z₀) run in the open pass, which computed b
+   * (its lead, rhs) and measured ‖b‖² as the residual: solveJoined then goes on from there, a pass
+   * and a reduction fewer per Newton iteration (and its first pass paid once more, where the loop
+   * ends on this residual).
+   */
+  solveStart(b: number, x: number, system: readonly number[]): void {
+    const pass = this.pass;
+    if (!pass?.writes.has(b) || pass.measures.length === COMPONENTS.length)
+      throw new Error('BlockWriter.solveStart: no pass computing b with a free reduction component');
+    const m = this.modes;
+    pass.members.push([`own.${COMPONENTS[pass.measures.length]} += solveStartAt(i, loadVector(${u(b)}, i), ${u(x)}, ${this.system(system)}, ${vec4u(m.cg)}, ${u(m.preconditioner)});`]); // prettier-ignore
+    pass.measures.push('startRz');
+    pass.writes.add(x);
+  }
+
+  /** The solve whose first pass solveStart wrote: b·b = r₀·r₀ = the residual measured with it. */
+  solveJoined(x: number, system: readonly number[]): void {
+    const m = this.modes;
+    // (Its first pass read its own particle's values only: no barrier before.)
+    this.line(`solveFrom(local, ${u(x)}, ${this.system(system)}, ${vec4u(m.cg)}, ${u(m.preconditioner)}, vec3<f32>(residual2, residual2, startRz));`, false, true); // prettier-ignore
+  }
+
+  private system(system: readonly number[]): string {
+    return `vec3<f32>(${system.map(this.c).join(', ')})`;
   }
 
   /**
@@ -238,6 +323,8 @@ export class BlockWriter {
 
   newtonResidual(): void {
     this.flush();
+    // Its text runs again after the update: written as if the update left writes pending.
+    this.pending = true;
     this.newtons.push({ residual: this.lines.length, check: 0 });
   }
 
@@ -264,5 +351,6 @@ export class BlockWriter {
     this.close();
     this.line(`newtonFailed = max(newtonFailed, newtonEnded(local, iteration, ${estimator ? '1u' : '0u'}, outcome));`); // prettier-ignore
     this.close();
+    this.pending = true;
   }
 }

@@ -229,7 +229,7 @@ class Compiler {
         return;
       }
       case 'solve': {
-        const system = this.fields<SystemCoefficients>(op.system, ['mass', 'damping', 'stiffness'], 'system');
+        const system = this.systemFields(op);
         w.push(opcode('OP_SOLVE'), this.ref(op.rhs), this.ref(op.to), ...system);
         this.wgsl.solve(this.ref(op.rhs), this.ref(op.to), system);
         return;
@@ -252,23 +252,118 @@ class Compiler {
     }
   }
 
-  /** BEGIN, begin; L: residual, CHECK (→ E when done), update, NEXT (→ L); E. */
+  /**
+   * BEGIN, begin; L: residual, CHECK (→ E when done), update, NEXT (→ L); E. The blocks' WGSL
+   * (not the words) may move two things into the residual's last pass (NewtonJoin): the update's
+   * closing `measure`, and the first pass of its opening `solve`; each pass's reduction waits at
+   * three barriers, and on SwiftShader a barrier costs as much as a pass over a few particles.
+   */
   private newton(op: Extract<Op, { op: 'newton' }>): void {
     if (op.criterion !== 'caribou') throw new FusedUnsupported(`the Newton criterion '${op.criterion}' has no fused form`); // prettier-ignore
     const w = this.words;
+    const join = this.join(op);
     w.push(opcode('OP_NEWTON_BEGIN'));
     this.wgsl.newtonBegin();
     for (const inner of op.begin) this.op(inner);
     const loop = w.length;
     this.wgsl.newtonResidual();
     for (const inner of op.residual) this.op(inner);
+    if (join.measure) this.wgslOnly(join.measure);
+    if (join.solve) {
+      const s = join.solve;
+      this.wgsl.solveStart(this.ref(s.rhs), this.ref(s.to), this.systemFields(s));
+    }
     const check = w.length;
     w.push(opcode('OP_NEWTON_CHECK'), op.estimator ? 1 : 0, 0);
     this.wgsl.newtonCheck();
-    for (const inner of op.update) this.op(inner);
+    for (const inner of op.update) {
+      if (inner === join.measure) this.wordsOnly(inner);
+      else if (inner === join.solve) {
+        this.wordsOnly(inner);
+        this.wgsl.solveJoined(this.ref(inner.to), this.systemFields(inner));
+      } else this.op(inner);
+    }
     w.push(opcode('OP_NEWTON_NEXT'), loop);
     this.wgsl.newtonEnd(op.estimator === true);
     w[check + 2] = w.length;
+  }
+
+  /**
+   * What of a Newton loop's update can run in its residual's last pass (an rhs then a measure of
+   * its b as the residual; the reduction has four components):
+   * - `measure`, the update's last op, when the residual writes none of its vectors: Caribou's test
+   *   reads its sums only after the residual (measured before the first update too, unread then);
+   * - `solve`, the update's first op, of that b from x₀ = 0 (not warm): its first pass reads b,
+   *   the spring states and masses at its own particle only. It runs after the moved measure,
+   *   whose vectors it may overwrite (x).
+   */
+  private join(op: Extract<Op, { op: 'newton' }>): NewtonJoin {
+    const [rhs, residual] = op.residual.slice(-2);
+    if (rhs?.op !== 'rhs' || residual?.op !== 'measure' || residual.quantities.residual !== rhs.to) return {};
+    let used = Object.keys(residual.quantities).length;
+    const join: NewtonJoin = {};
+    const last = op.update.at(-1);
+    const written = new Set(op.residual.flatMap(writes));
+    if (last?.op === 'measure' && op.update.length > 1 && !Object.values(last.quantities).some((n) => written.has(n))) {
+      const count = Object.keys(last.quantities).length;
+      if (used + count <= 4) [join.measure, used] = [last, used + count];
+    } // prettier-ignore
+    const first = op.update[0];
+    // (Not what the residual's ops read at other particles, maybe in that pass.)
+    const cg = ['cg.r', 'cg.p', 'cg.s', 'cg.u', first?.op === 'solve' ? first.to : ''];
+    const free = !op.residual.flatMap(crossReads).some((n) => cg.includes(n));
+    if (first?.op === 'solve' && first.rhs === rhs.to && !this.modes.warmStart && free && used < 4)
+      join.solve = first;
+    return join;
+  }
+
+  private systemFields(op: Extract<Op, { op: 'solve' }>): number[] {
+    return this.fields<SystemCoefficients>(op.system, ['mass', 'damping', 'stiffness'], 'system');
+  }
+
+  /** `op`'s words and table entries, without its WGSL (written otherwise). */
+  private wordsOnly(op: Op): void {
+    const wgsl = this.wgsl;
+    this.wgsl = this.writer();
+    this.op(op);
+    this.wgsl = wgsl;
+  }
+
+  /** `op`'s WGSL, without its words. */
+  private wgslOnly(op: Op): void {
+    const length = this.words.length;
+    this.op(op);
+    this.words.length = length;
+  }
+}
+
+/** Ops of a Newton loop's update that its blocks run in the residual's last pass (Compiler.join). */
+interface NewtonJoin {
+  measure?: Extract<Op, { op: 'measure' }>;
+  solve?: Extract<Op, { op: 'solve' }>;
+}
+
+/** The vectors an op of the fused form reads at other particles than the one it writes. */
+function crossReads(op: Op): string[] {
+  if (op.op === 'eval' || op.op === 'jacobians') return [op.x, op.v];
+  return op.op === 'rhs' ? [op.v, op.a] : [];
+}
+
+/** The vectors an op of the fused form writes (a `newton`'s blocks' too). */
+function writes(op: Op): string[] {
+  switch (op.op) {
+    case 'eval':
+      return [op.a];
+    case 'combine':
+      return op.outputs.map((out) => out.to);
+    case 'rhs':
+      return [op.to];
+    case 'solve':
+      return [op.to, 'cg.r', 'cg.p', 'cg.s', 'cg.u'];
+    case 'newton':
+      return [...op.begin, ...op.residual, ...op.update].flatMap(writes);
+    default:
+      return [];
   }
 }
 

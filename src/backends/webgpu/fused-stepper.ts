@@ -62,7 +62,8 @@ export class FusedAdaptiveStepper {
   private readonly velocities: GPUBuffer;
   private readonly buffers: GPUBuffer[] = [];
   private readonly control: GPUBuffer;
-  private readonly readback: GPUBuffer;
+  /** Two readbacks of the control state: a batch queued behind another reads back to the other. */
+  private readonly readbacks: [GPUBuffer, GPUBuffer];
   private readonly layout: StructLayout;
   private readonly pipeline: GPUComputePipeline;
   private readonly bindGroup: GPUBindGroup;
@@ -105,7 +106,8 @@ export class FusedAdaptiveStepper {
     this.positions = create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)); // prettier-ignore
     this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0));
     this.control = create('control', this.layout.size, storage, this.initialControl());
-    this.readback = create('readback', this.layout.size, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+    const readback = (): GPUBuffer => create('readback', this.layout.size, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST); // prettier-ignore
+    this.readbacks = [readback(), readback()];
     const params = structBytes(layouts.structs.get('SimParams')!, { particleCount: n, springCount: model.springCount, gravity: model.gravity, rayleighMass: 0 }); // prettier-ignore
     // About 4,096 particle-attempts per dispatch: short dispatches on large models (a GPU watchdog).
     const attemptsPerDispatch = Math.max(1, Math.min(64, Math.floor(4096 / Math.max(n, 1))));
@@ -127,13 +129,16 @@ export class FusedAdaptiveStepper {
         incidenceWithOthers(model),
       ),
       particleMasses: create('particleMasses', 8 * n, storage, Float32Array.from({ length: 2 * n }, (_, k) => k % 2 === 0 ? (model.particleFixed[k >> 1] ? 0 : model.particleMass[k >> 1]!) : model.particleInvMass[k >> 1]!).buffer), // prettier-ignore
-      work: create('work', (2 * n + 2 * model.springCount) * VEC4_BYTES, storage),
+      // P⁻¹ per particle, then a spring state per incidence entry (fused-common.wgsl `work`).
+      work: create('work', (2 * n + 2 * model.incidence.entries.length) * VEC4_BYTES, storage),
     };
     // The generated kernel is cached by its text (programs of one shape share it); both forms'
     // pipelines are labelled Weft.fusedAdaptive.
     const kernel = form === 'generated' ? fusedProgramKernel(code.blocks) : layouts;
     const name = form === 'generated' ? `fusedAdaptive\n${code.blocks}` : 'fusedAdaptive';
-    this.pipeline = cachedPipeline(device, name, kernel, threads, { arenaStride }, 'fusedAdaptive');
+    // The step-size controller is a constant (fused-common.wgsl drakeControl).
+    const constants = { arenaStride, drakeControl: o.errorControl === 'drake' ? 1 : 0 };
+    this.pipeline = cachedPipeline(device, name, kernel, threads, constants, 'fusedAdaptive');
     this.bindGroup = bindByName(device, 'FusedAdaptiveStepper', this.pipeline, kernel, buffers);
     this.stats = this.parse(new DataView(this.initialControl()));
   }
@@ -148,7 +153,6 @@ export class FusedAdaptiveStepper {
       attemptPc: code.attemptPc,
       acceptPc: code.acceptPc,
       attemptsPerDispatch,
-      drake: o.errorControl === 'drake' ? 1 : 0,
       maxNorm: o.tolerances.norm === 'max' ? 1 : 0,
       onMinStepThrow: o.onMinStep === 'throw' ? 1 : 0,
       freeParticles: this.model.particleInvMass.filter((w) => w > 0).length,
@@ -211,33 +215,64 @@ export class FusedAdaptiveStepper {
     if (proposal !== undefined)
       this.device.queue.writeBuffer(this.control, offset('proposal'), new Float32Array([proposal]));
     const acceptedBefore = this.stats.acceptedSteps;
+    let batch = this.submit(0);
     for (;;) {
-      const encoder = this.device.createCommandEncoder({ label: 'FusedAdaptiveStepper.advance' });
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(this.pipeline);
-      pass.setBindGroup(0, this.bindGroup);
-      for (let k = 0; k < DISPATCHES_PER_SUBMIT; k++) pass.dispatchWorkgroups(1);
-      pass.end();
-      encoder.copyBufferToBuffer(this.control, 0, this.readback, 0, this.layout.size);
-      const submitted = performance.now();
-      const attemptsBefore = this.stats.attempts;
-      this.device.queue.submit([encoder.finish()]);
-      this.submissions++;
       const stepsLeft = steps - (this.stats.acceptedSteps - acceptedBefore);
-      await idleBeforeMap(this.msPerAttempt * this.expectedAttempts(target, stepsLeft));
-      await this.readback.mapAsync(GPUMapMode.READ);
-      const data = new DataView(this.readback.getMappedRange().slice(0));
-      this.readback.unmap();
+      const expected = this.expectedAttempts(target, stepsLeft);
+      // While more than this batch's attempts remain, the next is queued behind it: the GPU goes on
+      // while the host waits for, maps and reads this one's readback (on a CPU adapter a timer, a
+      // map and a poll, which the GPU otherwise waited out each batch).
+      const queued = this.stepsBeyond(target, stepsLeft) ? this.submit(1 - batch.slot) : null;
+      // (The batch started when it was submitted or when the one before it was read back. With
+      // another queued, a late map costs the GPU nothing: the host idles for all of it.)
+      const expectedMs = this.msPerAttempt * expected - (performance.now() - batch.started);
+      await idleBeforeMap(expectedMs, queued ? 1 : 0.75);
+      const data = await this.read(batch.slot);
+      const attempts = this.stats.attempts;
       this.stats = this.parse(data);
-      const attempts = this.stats.attempts - attemptsBefore;
-      if (attempts === this.attemptsPerDispatch * DISPATCHES_PER_SUBMIT)
-        this.msPerAttempt = (performance.now() - submitted) / attempts;
+      const read = performance.now();
+      if (this.stats.attempts - attempts === this.attemptsPerDispatch * DISPATCHES_PER_SUBMIT)
+        this.msPerAttempt = (read - batch.started) / (this.stats.attempts - attempts);
       const status = STATUS[data.getUint32(offset('status'), true)] ?? 'running';
       onBatch?.(this.stats.time);
-      if (status === 'running') continue;
+      if (status === 'running') {
+        batch = queued ? { ...queued, started: Math.max(queued.started, read) } : this.submit(batch.slot);
+        continue;
+      }
+      // The batch queued behind found the batch over and ran no attempt.
+      if (queued) await this.read(queued.slot);
       if (status === 'done') return;
       throw new WeftStepSizeError(this.stats.time, data.getFloat32(offset('haltStep'), true), status);
     }
+  }
+
+  /** Submits a batch of dispatches and the copy of the control state to readback `slot`. */
+  private submit(slot: number): { slot: number; started: number } {
+    const encoder = this.device.createCommandEncoder({ label: 'FusedAdaptiveStepper.advance' });
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.bindGroup);
+    for (let k = 0; k < DISPATCHES_PER_SUBMIT; k++) pass.dispatchWorkgroups(1);
+    pass.end();
+    encoder.copyBufferToBuffer(this.control, 0, this.readbacks[slot]!, 0, this.layout.size);
+    this.device.queue.submit([encoder.finish()]);
+    this.submissions++;
+    return { slot, started: performance.now() };
+  }
+
+  private async read(slot: number): Promise<DataView> {
+    const readback = this.readbacks[slot]!;
+    await readback.mapAsync(GPUMapMode.READ);
+    const data = new DataView(readback.getMappedRange().slice(0));
+    readback.unmap();
+    return data;
+  }
+
+  /** Whether more steps are left than one batch runs (unknown before the first readback: yes). */
+  private stepsBeyond(target: number | null, stepsLeft: number): boolean {
+    const s = this.stats;
+    const left = target === null ? stepsLeft : Math.ceil((target - s.time) / s.nextStep);
+    return !(left <= this.attemptsPerDispatch * DISPATCHES_PER_SUBMIT);
   }
 
   /**
