@@ -4,7 +4,8 @@
 // of dispatches. Mirrors, op for op, the CPU executor (src/backends/cpu/executor.ts,
 // implicit-ops.ts, linear-solver.ts PCG, error-norm.ts) and the controllers
 // (src/simulation/adaptive-simulation.ts stepTowards, drake-controller.ts). Each thread takes the
-// particles (springs) local, local + workgroupSize, …; sums run over a fixed tree: deterministic.
+// particles local, local + workgroupSize, … (and their springs' states, one per incidence entry);
+// sums run over a fixed tree: deterministic.
 // The program's three blocks are runFirst (after each acceptance), runAttempt and runAccept, each
 // returning (1 if a Newton loop ended unconverged, the error norm, 1 if the norm is finite):
 // generated per program by src/backends/webgpu/fused-program.ts as the program's ops called in
