@@ -1,11 +1,10 @@
 // The contacts of a constrained solve, one thread per particle (CPU mirror: CpuContacts.detect
 // and constrain, src/backends/cpu/contacts.ts, which gives the rule and its sources). With
 // `detect` = 1, at (x, v): a free particle's contact is the deepest collider whose gap
-// g = φ − thickness it is on or behind (g ≤ surfaceSlack (1 + |x|∞)), or closes within the step
-// at its predicted unconstrained end-of-step velocity w: g + h (w − u)·n < 0, u the surface's
-// velocity, w = v + h g_grav or base + c_p predictor (every free particle at startup, `predict` =
-// 1; flagged ones, 2; Baraff & Witkin 1998 §5–6: a constraint where the unconstrained motion
-// violates it), or was held on in the last solve and is
+// g = φ − thickness it is on or behind (g ≤ surfaceSlack (1 + |x|∞)), or closes in free flight
+// within the step (the end-of-step gap of v₊ = v + h g_grav is negative:
+// g + h ((v − u)·n + h g_grav·n) < 0, u the surface's velocity; Baraff & Witkin 1998 §5–6: a
+// constraint where the unconstrained motion violates it), or was held on in the last solve and is
 // within h (|v| + max |u|) + h² |g_grav| of. It is left free if it is on or outside the surface
 // (g ≥ −surfaceSlack (1 + |x|∞), rounding's "behind") and either was released by its last contact
 // force or moves away ((v − u)·n > receding h |g_grav|); a contact held in the last solve and not
@@ -14,16 +13,13 @@
 // (src/integrators/contact-programs.ts), starts from x₀ = z n (solutionRef), z = (T − base·n)/c.
 
 struct DetectOp {
-  h: f32,             // the step, s
-  gravity: f32,       // |g|, m/s²
-  scale: f32,         // c of v₊ = base + c s (implicit Euler: 1)
-  predictScale: f32,  // c_p of w = base + c_p predictor
+  h: f32,        // the step, s
+  gravity: f32,  // |g|, m/s²
+  scale: f32,    // c of v₊ = base + c s (implicit Euler: 1)
 }
 
 override solutionRef: u32 = 0u;  // the solve's x, set to x₀ = z n
 override baseRef: u32 = 0u;      // base, the end-of-step velocity at s = 0, m/s
-override predict: u32 = 0u;      // w = base + c_p predictor for 1: every free particle; 2: flagged ones; else v + h g_grav
-override predictorRef: u32 = 0u; // the predictor (implicit Euler: the last step's Δv)
 override detect: u32 = 1u;       // 1: find the contacts at (x, v); 0: only restart from z
 override surfaceSlack: f32 = 0.0; // SURFACE_SLACK of src/model/colliders.ts
 override receding: f32 = 0.0;     // RECEDING_ROUNDING of src/model/colliders.ts
@@ -47,7 +43,7 @@ fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   storeVector(solutionRef, i, select(vec3<f32>(0.0), z * normal.xyz, normal.w > 0.0));
 }
 
-// Particle i's contact at (x, v): n and (T, gap, collider, λ = 0), or zeros (T = 1: flagged).
+// Particle i's contact at (x, v): n and (T, gap, collider, λ = 0), or zeros.
 fn detectAt(i: u32) {
   var normal = vec4<f32>(0.0);
   var data = vec4<f32>(0.0);
@@ -55,22 +51,9 @@ fn detectAt(i: u32) {
     let x = loadVector(xRef, i);
     let v = loadVector(vRef, i);
     let slack = surfaceSlack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z)));
-    let constrained = contactNormals[i].w > 0.0;  // in the last solve
     let released = contactData[i].w < 0.0;  // its last λ pulled inwards
-    let held = constrained && !released;
-    // Flagged (T = 1 of a free particle): released as adhesive after a predictive catch (gap above
-    // the slack at detection), kept while free (CpuContacts.detect).
-    var hover = select(contactData[i].x > 0.0, released && contactData[i].y > slack, constrained);
-    let usePrediction = predict != 0u && !constrained && (predict == 1u || hover);
-    let fall = v + op.h * params.gravity;
-    let predicted = loadVector(baseRef, i) + op.predictScale * loadVector(predictorRef, i);
-    let c = detectContact(x, v, select(fall, predicted, usePrediction), slack, select(-1, i32(contactData[i].z), held));
-    // At startup the prediction is the step's own unconstrained solve: a particle gravity alone
-    // would take to a surface that it shows stays off it is held by its springs.
-    if (predict == 1u && usePrediction && c.collider < 0 && detectContact(x, v, fall, slack, -1).collider >= 0) {
-      hover = true;
-    }
-    data.x = select(0.0, 1.0, hover);
+    let held = contactNormals[i].w > 0.0 && !released;
+    let c = detectContact(x, v, slack, select(-1, i32(contactData[i].z), held));
     if (c.collider >= 0) {
       let u = colliderVelocity(colliders[c.collider], x);
       let vn = dot(v - u, c.normal);
@@ -85,17 +68,17 @@ fn detectAt(i: u32) {
   contactData[i] = data;
 }
 
-// The deepest collider x touches or is behind (gap ≤ slack), or reaches within the step at the
-// predicted end-of-step velocity w, g + h (w − u)·n < 0, or (collider `held`, −1: none) is within
+// The deepest collider x touches or is behind (gap ≤ slack), or reaches in free flight within the
+// step, g + h ((v − u)·n + h g_grav·n) < 0, or (collider `held`, −1: none) is within
 // h (|v| + max |u|) + h² |g_grav| of (CpuContacts.contactOf).
-fn detectContact(x: vec3<f32>, v: vec3<f32>, w: vec3<f32>, slack: f32, held: i32) -> Contact {
+fn detectContact(x: vec3<f32>, v: vec3<f32>, slack: f32, held: i32) -> Contact {
   let heldReach = op.h * (length(v) + fastestCollider()) + op.h * op.h * op.gravity;
   var best = Contact(-1, 0.0, vec3<f32>(0.0));
   for (var k = 0u; k < colliderCount; k++) {
     let c = colliders[k];
     let d = colliderDistance(c, x);
     let gap = d.w - c.thickness;
-    let closing = dot(colliderVelocity(c, x) - w, d.xyz);
+    let closing = dot(colliderVelocity(c, x) - v, d.xyz) - op.h * dot(params.gravity, d.xyz);
     let within = gap <= slack || gap < op.h * closing || (i32(k) == held && gap < heldReach);
     if (within && (best.collider < 0 || gap < best.gap)) {
       best = Contact(i32(k), gap, d.xyz);

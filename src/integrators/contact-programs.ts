@@ -23,14 +23,7 @@
  * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
  * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
  * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h; variational:
- * (2/h)/(4/h²) = h/2): friction's bound μ ι λ/m. A free particle is constrained where its
- * predicted unconstrained end-of-step velocity w carries it behind a surface: gravity's free flight,
- * or (src/backends/cpu/contacts.ts says for which particles) w = base + c_p P, P the `predictor` —
- * the last step's response: implicit Euler's Δv (s: w = v + Δv_prev), Newmark's carried a
- * (c_p = hγ: w = v + h a), backward Euler's a (c_p = h, read before the loop's `begin` zeroes it).
- * The startup step (one; again after the state is written) solves unconstrained first and
- * predicts by that solution (backward Euler: the first Newton correction from a = 0), so that the
- * first step's prediction holds the springs' forces too. Detection runs once per step at the start state
+ * (2/h)/(4/h²) = h/2): friction's bound μ ι λ/m. Detection runs once per step at the start state
  * (x, v) — in a Newton loop before its first iteration, so the active set is fixed over the
  * iterations and each iteration only restarts its solve from its own z — and a particle behind a
  * surface is moved onto it once, at the first `contactForces` (at `x` for the single-solve schemes,
@@ -98,19 +91,12 @@ const MEAN = 'contact.mean';
 /** A Newton loop's filtered residual S G. */
 const FILTERED = 'contact.residual';
 
-/** The predictor of a `contacts` op: w = base + c_p `vector`. */
-type Predictor = { readonly vector: string; readonly scale: Coefficient; readonly all?: boolean };
-
-/**
- * `contacts` and `contactForces` around `solve` (s = solve.to). With `presolve`, the solve runs
- * unconstrained first (the startup step's predictor: s is then the free step's unknown).
- */
-function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, moved: string, predictor?: Predictor, presolve = false): Op[] {
+/** `contacts` and `contactForces` around `solve` (s = solve.to). */
+function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, moved: string): Op[] {
   if (solve.op !== 'solve') return [solve];
   const s = solve.to;
   return [
-    ...(presolve ? [solve] : []),
-    { op: 'contacts', x, v, solution: s, base, scale, detect, ...(predictor && { predictor }) },
+    { op: 'contacts', x, v, solution: s, base, scale, detect },
     solve,
     { op: 'contactForces', solution: s, rhs: solve.rhs, base, x: moved, scale, impulse, friction: detect },
   ];
@@ -125,10 +111,10 @@ function constrained(solve: Op, x: string, v: string, base: string, scale: Coeff
  * constrained Newton step is taken in `begin`, after which the constraint holds and S G is the
  * whole residual. The loop's count of Newton iterations then leaves that first one out.
  */
-function constrainedNewton(ops: readonly Op[], base: string, scale: Coefficient, impulse: Coefficient, predictor: Predictor): Op[] {
+function constrainedNewton(ops: readonly Op[], base: string, scale: Coefficient, impulse: Coefficient): Op[] {
   return ops.map((op): Op => {
     if (op.op !== 'newton') return op;
-    const detect: Op = { op: 'contacts', x: 'x', v: 'v', solution: 's', base, scale, detect: true, predictor };
+    const detect: Op = { op: 'contacts', x: 'x', v: 'v', solution: 's', base, scale, detect: true };
     const update = op.update.flatMap((u) => constrained(u, 'x0', 'v0', base, scale, impulse, false, 'x0'));
     const residual = op.residual.flatMap((r): Op[] => r.op !== 'measure' || !r.quantities.residual ? [r] : [
       { op: 'combine', outputs: [{ to: FILTERED, terms: [[1, r.quantities.residual]] }] },
@@ -150,50 +136,53 @@ function frictionAfterNewton(ops: readonly Op[], friction: Extract<Op, { op: 'co
   return ops.flatMap((op) => (op.op === 'newton' ? [op, friction, ...after] : [op]));
 } // prettier-ignore
 
-/**
- * Newmark's step, constrained: v₊ = base + hγ a₊, base = v + h (1 − γ) a; predicted by the carried
- * a (w = v + h a) or, at startup, by the unconstrained a₊.
- */
-function newmarkStep(program: Program, startup: boolean): Op[] {
-  const g = program.implicit!.newmarkGamma;
-  const hg = (h: number) => h * g;
-  const base: Op = { op: 'combine', outputs: [{ to: BASE, terms: [[1, 'v'], [(h) => h * (1 - g), 'a']] }] }; // prettier-ignore
-  const mean: Op = { op: 'combine', outputs: [{ to: MEAN, terms: [[1 - g, 'a'], [g, 's']] }] }; // prettier-ignore
-  const predictor = { vector: startup ? 's' : 'a', scale: hg, all: startup };
-  const ops = program.step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, hg, hg, true, 'x', predictor, startup), mean] : [op])); // prettier-ignore
-  return [...ops, { op: 'contactFilter', vector: 'a', from: MEAN }];
-}
-
-/**
- * Backward Euler's step, constrained: v₊ = v + h a, predicted by the last step's a (read before
- * the loop's `begin` zeroes it) or, at startup, by the first Newton correction from a = 0 at
- * (x₀ + h v₀, v₀), solved unconstrained before the loop (x restored to x₀ after it).
- */
-function backwardEulerStep(program: Program, startup: boolean): Op[] {
-  const h1 = (h: number) => h;
-  const friction = { op: 'contactFriction', solution: 'a', base: 'v0', x: 'x0', scale: h1, impulse: h1 } as const; // prettier-ignore
-  const update: Op = { op: 'combine', outputs: [{ to: 'v', terms: [[1, 'v0'], [h1, 'a']] }, { to: 'x', terms: [[1, 'x0'], [h1, 'v0'], [(h) => h * h, 'a']] }] }; // prettier-ignore
-  const predictor = { vector: startup ? 's' : 'a', scale: h1, all: startup };
-  const step = constrainedNewton(program.step, 'v', h1, h1, predictor);
-  const loop = frictionAfterNewton(step, friction, [update]);
-  const newton = program.step.find((op) => op.op === 'newton');
-  if (!startup || !newton) return loop;
-  const solve = newton.update.find((u) => u.op === 'solve')!;
-  const restore: Op = { op: 'combine', outputs: [{ to: 'x', terms: [[1, 'x0']] }, { to: 'v', terms: [[1, 'v0']] }] }; // prettier-ignore
-  return [...newton.begin, ...newton.residual.filter((r) => r.op !== 'measure'), solve, restore, ...loop];
-}
-
-/**
- * The step of an implicit `program` with its solves constrained (the coefficients above). A free
- * particle's predicted end-of-step velocity w (src/backends/cpu/contacts.ts) is the last step's
- * response: implicit Euler's Δv (s), Newmark's and backward Euler's a; at `startup` (the first
- * step, and again after the state is written) the step's own unconstrained solve.
- */
-function implicitStep(program: Program, integrator: IntegratorName, startup: boolean): Op[] {
-  if (integrator === 'newmark') return newmarkStep(program, startup);
-  if (integrator === 'backward-euler') return backwardEulerStep(program, startup);
-  const predictor = { vector: 's', scale: 1, all: startup };
-  return program.step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, 'x', predictor, startup));
+/** The step of an implicit `program` with its solves constrained (the coefficients above). */
+function implicitStep(program: Program, integrator: IntegratorName): Op[] {
+  const step = program.step;
+  if (integrator === 'newmark') {
+    const g = program.implicit!.newmarkGamma;
+    const base: Op = {
+      op: 'combine',
+      outputs: [
+        {
+          to: BASE,
+          terms: [
+            [1, 'v'],
+            [(h) => h * (1 - g), 'a'],
+          ],
+        },
+      ],
+    };
+    const mean: Op = {
+      op: 'combine',
+      outputs: [
+        {
+          to: MEAN,
+          terms: [
+            [1 - g, 'a'],
+            [g, 's'],
+          ],
+        },
+      ],
+    };
+    const ops = step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, (h) => h * g, (h) => h * g, true, 'x'), mean] : [op])); // prettier-ignore
+    return [...ops, { op: 'contactFilter', vector: 'a', from: MEAN }];
+  }
+  if (integrator === 'backward-euler') {
+    const friction = { op: 'contactFriction', solution: 'a', base: 'v0', x: 'x0', scale: (h: number) => h, impulse: (h: number) => h } as const; // prettier-ignore
+    const update: Op = { op: 'combine', outputs: [{ to: 'v', terms: [[1, 'v0'], [(h) => h, 'a']] }, { to: 'x', terms: [[1, 'x0'], [(h) => h, 'v0'], [(h) => h * h, 'a']] }] }; // prettier-ignore
+    return frictionAfterNewton(
+      constrainedNewton(
+        step,
+        'v',
+        (h) => h,
+        (h) => h,
+      ),
+      friction,
+      [update],
+    );
+  }
+  return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, 'x'));
 }
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
@@ -221,10 +210,5 @@ export function withContacts(
   // velocity −g/h and its friction, the other not).
   const after: Op[] =
     integrator === 'implicit-euler' ? [move] : [move, { op: 'project', x: 'x', v: 'v', slack: true }];
-  return {
-    ...program,
-    startupSteps: Math.max(program.startupSteps, 1),
-    startup: [...implicitStep(program, integrator, true), ...after],
-    step: [...implicitStep(program, integrator, false), ...after],
-  };
+  return { ...program, step: [...implicitStep(program, integrator), ...after] };
 }

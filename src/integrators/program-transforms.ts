@@ -39,7 +39,6 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
           v: rename(op.v),
           solution: rename(op.solution),
           base: rename(op.base),
-          ...(op.predictor && { predictor: { ...op.predictor, vector: rename(op.predictor.vector) } }),
         };
       case 'project':
       case 'selfContacts':
@@ -89,13 +88,7 @@ export function scaleStep(ops: readonly Op[], factor: number): Op[] {
   return ops.map((op): Op => {
     if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
     if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
-    if (op.op === 'aero') return { ...op, scale: scaled(op.scale) };
-    if (op.op === 'contacts')
-      return {
-        ...op,
-        scale: scaled(op.scale),
-        ...(op.predictor && { predictor: { ...op.predictor, scale: scaled(op.predictor.scale) } }),
-      };
+    if (op.op === 'aero' || op.op === 'contacts') return { ...op, scale: scaled(op.scale) };
     if (op.op === 'contactForces' || op.op === 'contactFriction')
       return { ...op, scale: scaled(op.scale), impulse: scaled(op.impulse) };
     if (op.op === 'newton')

@@ -75,11 +75,7 @@ export type Op =
    * particle must end the step with (it ends on the surface); then, detect or not, the solve's
    * unknown s is constrained so that the end-of-step velocity v₊ = `base` + c s meets it:
    * n·s = z = (T − n·base)/c, c = `scale`, and CG runs filtered from x₀ = z n. Implicit Euler:
-   * s = Δv, base = v, c = 1; the other schemes' c and base are in contact-programs.ts. A free
-   * particle is constrained where its predicted unconstrained end-of-step velocity w would carry it
-   * behind the surface: w = v + h g (gravity alone), or w = `base` + c_p `predictor.vector`
-   * (c_p = `predictor.scale`) for every free particle with `predictor.all` (the startup step) and
-   * for flagged ones without (src/backends/cpu/contacts.ts).
+   * s = Δv, base = v, c = 1; the other schemes' c and base are in contact-programs.ts.
    */
   | {
       readonly op: 'contacts';
@@ -89,7 +85,6 @@ export type Op =
       readonly base: string;
       readonly scale: Coefficient;
       readonly detect: boolean;
-      readonly predictor?: { readonly vector: string; readonly scale: Coefficient; readonly all?: boolean };
     }
   /**
    * After a constrained solve: each contact's constraint force λ n = (A s − b)·n n; a contact whose
@@ -310,7 +305,7 @@ function opVectors(op: Op): string[] {
     case 'contactFilter':
       return [op.vector, ...(op.from ? [op.from] : [])];
     case 'contacts':
-      return [op.x, op.v, op.solution, op.base, ...(op.predictor ? [op.predictor.vector] : [])];
+      return [op.x, op.v, op.solution, op.base];
     case 'project':
     case 'selfContacts':
       return [op.x, op.v];

@@ -6,28 +6,15 @@
  * constraint is needed where the unconstrained motion would violate it, so a free particle i is
  * constrained by a collider on whose surface it is (|g_i| ≤ SURFACE_SLACK (1 + |x|∞): rounding of
  * g = 0, src/model/colliders.ts) or behind (g_i < 0), or whose gap g_i = φ(x_i) − thickness its
- * unconstrained motion closes within the step:
- *   g_i + h (w_i − u)·n_i < 0,
- * the end-of-step gap g + h (v₊ − u)·n at w_i, the particle's predicted unconstrained v₊ — the
- * relative *normal* approach, against the surface's velocity u. That is exactly where the
- * constraint's normal velocity T_i (below) is above the predicted one, T_i > w_i·n_i, so a new
- * contact's constraint force pushes (λ ≥ 0) unless the prediction missed forces that hold the
- * particle off. The prediction is gravity's free flight, w = v + h g (every scheme's v₊ in free
- * flight), except (the scheme's `predictor`, contact-programs.ts):
- * - at startup (the first step, and after the state is written) the step's own unconstrained
- *   solve, for every free particle; one that gravity alone would take to a surface and the solve
- *   shows staying off it is held off by its springs, and is flagged;
- * - for a flagged particle, while it stays free, the last step's response (implicit Euler
- *   v + Δv_prev, Newmark and backward Euler v + h a_prev). A particle is flagged when a contact
- *   made by prediction (gap above the slack at detection) was released as adhesive: its springs
- *   held it off the surface gravity's flight put it on, and the constraint pulled it down.
- * Without the flag gravity caught such a particle again each time it came to rest within h² g·n
- * (2.7 mm at 1/60 s) of a surface, pulled it on, released it, and its springs lifted it: a limit
- * cycle, 24 releases a step in a 64² cloth resting on a sphere, ~1 with it (bench/drop-check.mjs;
- * test/contact-held-above.test.ts). The response is not used for every particle: a cloth lifted by
- * a rising sphere, whose hovering particles gravity's margin catches early, then flung particles at
- * 0.78 m/s instead of riding the sphere (reports/design/contact-release-cycle.md). (A particle
- * within h (|v| + max |u|) + h² |g| by its whole speed was constrained before: one sliding fast along a floor 3.7 cm above it was pulled onto it at −gap/h = −8.98 m/s,
+ * free flight closes within the step (`reaches`):
+ *   g_i + h (v_i − u)·n_i + h² g·n_i < 0,
+ * the end-of-step gap g + h (v₊ − u)·n of v₊ = v + h g (gravity alone: every scheme's v₊ in free
+ * flight) — the relative *normal* approach, against the surface's velocity u, and gravity's normal
+ * component. That is exactly where the constraint's normal velocity T_i (below) is above free
+ * flight's, T_i > (v_i + h g)·n_i, so a new contact's constraint force pushes (λ ≥ 0) unless
+ * other forces pull the particle in; at its edge the two agree and constraining or not gives the
+ * same step. (A particle within h (|v| + max |u|) + h² |g| by its whole speed was constrained
+ * before: one sliding fast along a floor 3.7 cm above it was pulled onto it at −gap/h = −8.98 m/s,
  * which its force read as adhesion, released, and the next step ended 3.6 cm behind the floor —
  * reports/design/contact-release-cycle.md.) A contact held in the last solve and not released
  * stays held while its gap to the same collider is within h (|v| + max |u|) + h² |g|: B&W release
@@ -38,9 +25,9 @@
  * left free if it is on or outside the surface (g ≥ −SURFACE_SLACK (1 + |x|∞): a particle moved
  * onto a surface has g = 0 only up to rounding, float32 positions ~1e-8 m here) and either moves
  * away ((v_i − u)·n_i > RECEDING h |g|, round-off of rest) or its last contact force pulled it
- * inwards (then it is left free for one step). A particle the prediction misses (springs carry it
- * in faster than it predicts) and that ends behind a surface unconstrained is moved onto it by the
- * next step's constraint (implicit Euler) or by the end-of-step `project` (Newmark, backward Euler).
+ * inwards (then it is left free for one step). Other forces (springs, damping) are not in the free
+ * flight: a particle they carry behind a surface unconstrained is moved onto it by the next step's
+ * constraint (implicit Euler) or by the end-of-step `project` (Newmark, backward Euler).
  * The particle must end the step with the normal velocity T_i = −max(g_i, 0)/h (it ends on the
  * surface, g + h v₊·n = 0; one already behind it is moved onto it before the position update
  * instead, so that no velocity is made of the penetration). The solve's unknown s, with
@@ -106,8 +93,6 @@ export class CpuContacts {
   /** The prescribed normal component z_i of the next solve's unknown, [n]. */
   private readonly prescribed: Float64Array;
   private readonly released: Uint8Array;
-  /** 1 where a free particle's approach is predicted by its last response (released after a predictive catch). */
-  private readonly hover: Uint8Array;
   /** The constraint force λ of each contact in the last solve (units of the scheme's b). */
   private readonly force: Float64Array;
   /** The gap of each constrained particle at detection, m. */
@@ -125,7 +110,7 @@ export class CpuContacts {
 
   constructor(private readonly model: Model) {
     const n = model.particleCount;
-    [this.active, this.released, this.hover] = [new Uint8Array(n), new Uint8Array(n), new Uint8Array(n)];
+    [this.active, this.released] = [new Uint8Array(n), new Uint8Array(n)];
     [this.normal, this.target, this.prescribed, this.gap, this.force] = [
       new Float64Array(3 * n),
       new Float64Array(n),
@@ -171,11 +156,8 @@ export class CpuContacts {
     return [...colliderVelocity(this.colliders[k]!, at, [u[6 * k]!, u[6 * k + 1]!, u[6 * k + 2]!], [u[6 * k + 3]!, u[6 * k + 4]!, u[6 * k + 5]!])]; // prettier-ignore
   }
 
-  /**
-   * The constraints of a solve at (x, v) and step h; `predicted`: each particle's unconstrained
-   * end-of-step velocity w (null: v + h g, gravity alone).
-   */
-  detect(x: RealArray, v: RealArray, h: number, all = false, predicted: RealArray | null = null): void {
+  /** The constraints of a solve for Δv at (x, v) and step h. */
+  detect(x: RealArray, v: RealArray, h: number): void {
     const { model } = this;
     const gravity = Math.hypot(...model.gravity);
     // A held contact's reach: one step at the particle's whole speed plus the fastest collider's.
@@ -183,17 +165,12 @@ export class CpuContacts {
     const heldReach = (k: number) => h * (Math.hypot(v[k]!, v[k + 1]!, v[k + 2]!) + fastest) + h * h * gravity; // prettier-ignore
     this.count = 0;
     for (let i = 0; i < model.particleCount; i++) {
-      const constrained = this.active[i] === 1;
-      const held = constrained && this.released[i] === 0;
+      const held = this.active[i] === 1 && this.released[i] === 0;
       this.active[i] = 0;
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
       const slack = SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!)));
-      const w = this.prediction(i, slack, constrained, all, predicted);
-      const c = this.contactOf(x, w ?? this.freeFall(v, k, h), k, h, slack, held ? this.colliderOf[i]! : -1, held ? heldReach(k) : 0);
-      // At startup w is the step's own unconstrained solve: a particle gravity alone would take to
-      // a surface that it shows stays off it is held off by its springs (flagged).
-      if (all && w && !c && this.contactOf(x, this.freeFall(v, k, h), k, h, slack, -1, 0)) this.hover[i] = 1;
+      const c = this.contactOf(x, v, k, h, slack, held ? this.colliderOf[i]! : -1, held ? heldReach(k) : 0);
       const released = this.released[i];
       this.released[i] = 0;
       this.force[i] = 0;
@@ -210,40 +187,21 @@ export class CpuContacts {
     }
   } // prettier-ignore
 
-  /** Particle k/3's velocity after a step of free fall, v + h g. */
-  private freeFall(v: RealArray, k: number, h: number): Vec3 {
-    const g = this.model.gravity;
-    return [v[k]! + h * g[0], v[k + 1]! + h * g[1], v[k + 2]! + h * g[2]];
-  }
-
   /**
-   * Particle i's predicted unconstrained end-of-step velocity w from `predicted` (the scheme's
-   * base + c_p P), for a particle free in the last solve that is flagged or, with `all` (startup),
-   * any; null: gravity's free flight v + h g predicts it. Updates the flag first: a particle
-   * constrained in the last solve is flagged when it was released as adhesive after a predictive
-   * catch (gap above the slack at detection); a free one keeps its flag.
+   * The deepest collider particle k/3 at (x, v) touches or is behind (gap ≤ `slack`), or reaches in
+   * free flight within the step, g + h ((v − u)·n + h g·n) < 0, or (collider `held`) is within
+   * `heldReach` of; null when none.
    */
-  private prediction(i: number, slack: number, constrained: boolean, all: boolean, predicted: RealArray | null): Vec3 | null {
-    if (constrained) this.hover[i] = this.released[i] === 1 && this.gap[i]! > slack ? 1 : 0;
-    if (!predicted || constrained || !(all || this.hover[i] === 1)) return null;
-    const k = 3 * i;
-    return [predicted[k]!, predicted[k + 1]!, predicted[k + 2]!];
-  } // prettier-ignore
-
-  /**
-   * The deepest collider particle k/3 at x touches or is behind (gap ≤ `slack`), or reaches within
-   * the step at its predicted end-of-step velocity w, g + h (w − u)·n < 0, or (collider `held`) is
-   * within `heldReach` of; null when none.
-   */
-  private contactOf(x: RealArray, w: Vec3, k: number, h: number, slack: number, held: number, heldReach: number): Contact | null {
+  private contactOf(x: RealArray, v: RealArray, k: number, h: number, slack: number, held: number, heldReach: number): Contact | null {
     const at: Vec3 = [x[k]!, x[k + 1]!, x[k + 2]!];
+    const g = this.model.gravity;
     let best: Contact | null = null;
     this.colliders.forEach((collider, j) => {
       const { distance, normal: n } = colliderDistance(collider, at);
       const gap = distance - collider.thickness;
       if (best && gap >= best.gap) return;
       const u = this.surfaceVelocity(j, x, k);
-      const closing = (u[0] - w[0]) * n[0] + (u[1] - w[1]) * n[1] + (u[2] - w[2]) * n[2];
+      const closing = (u[0] - v[k]!) * n[0] + (u[1] - v[k + 1]!) * n[1] + (u[2] - v[k + 2]!) * n[2] - h * (g[0] * n[0] + g[1] * n[1] + g[2] * n[2]); // prettier-ignore
       if (gap <= slack || gap < h * closing || (j === held && gap < heldReach)) best = { collider: j, gap, normal: n, u };
     });
     return best;

@@ -54,8 +54,6 @@ export class CpuImplicitOps {
   private firstResidual2 = 0;
   /** The system of the last solve (for its contact forces). */
   private lastSystem: SystemCoefficients | null = null;
-  /** The contacts' predicted end-of-step velocities, [3n] (allocated at the first use). */
-  private prediction: RealArray | null = null;
 
   constructor(
     private readonly model: Model,
@@ -97,7 +95,7 @@ export class CpuImplicitOps {
       case 'newton':
         return this.newton(op);
       case 'contacts':
-        if (op.detect) this.contacts!.detect(v(op.x), v(op.v), h, op.predictor?.all ?? false, op.predictor && this.predicted(v(op.base), v(op.predictor.vector), coefficientAt(op.predictor.scale, h))); // prettier-ignore
+        if (op.detect) this.contacts!.detect(v(op.x), v(op.v), h);
         this.contacts!.constrain(v(op.base), coefficientAt(op.scale, h));
         this.work.constraints = this.contacts;
         return;
@@ -111,13 +109,6 @@ export class CpuImplicitOps {
         return this.contacts!.friction(v(op.solution), v(op.base), v(op.x), coefficientAt(op.scale, h), coefficientAt(op.impulse, h)); // prettier-ignore
     }
   } // prettier-ignore
-
-  /** w = base + c P: a free particle's predicted end-of-step velocity (contacts.ts). */
-  private predicted(base: RealArray, predictor: RealArray, c: number): RealArray {
-    const w = (this.prediction ??= this.real(base.length));
-    for (let j = 0; j < w.length; j++) w[j] = base[j]! + c * predictor[j]!;
-    return w;
-  }
 
   /** The last constrained solve's constraint forces (A Δv − b): releases and friction (contacts.ts). */
   private contactForces(

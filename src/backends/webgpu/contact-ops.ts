@@ -90,10 +90,8 @@ export class GpuContacts {
     solutionRef: number,
   ): Dispatch {
     const gravity = Math.hypot(...this.x.model.gravity);
-    const p = op.predictor;
-    const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity, scale: coefficientAt(op.scale, h), predictScale: p ? coefficientAt(p.scale, h) : 0 }), true); // prettier-ignore
-    const predictor = { predict: p ? (p.all ? 1 : 2) : 0, predictorRef: p ? this.x.reference(p.vector, heads) : 0 };
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, receding: RECEDING_ROUNDING, meshTriangleBase: this.meshes.triangleBase, ...predictor }; // prettier-ignore
+    const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity, scale: coefficientAt(op.scale, h) }), true); // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, receding: RECEDING_ROUNDING, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
     return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
