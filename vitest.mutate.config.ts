@@ -65,6 +65,8 @@ export default defineConfig({
       'test/divergence-watch.test.ts',
       'test/lifecycle.test.ts',
       'test/input-lookup.test.ts',
+      // The tests written for seed 4's survivors (reports/mutation/SURVIVORS.md).
+      'test/core-mutants-s4.test.ts',
     ],
     testTimeout: 120_000,
     env: { WEFT_MUTATION: '1' },
