@@ -207,35 +207,41 @@ describe('implicit Euler: which particles a solve constrains (Baraff & Witkin 19
   });
 });
 
-test('a 16² cloth dropped on a sphere (implicit Euler, dt = 1/60) ends outside it, resting', async () => {
-  const model = clothOnSphere(16, 0.45);
-  const simulation = await createSimulation(model, {
-    integrator: 'implicit-euler',
-    dt: 1 / 60,
-    solver: 'pcg',
-    tolerance: 1e-6,
-  });
-  simulation.step(240);
-  const state = await simulation.readState();
-  const stats = (await simulation.readSolverStats())!;
-  expect(stats.unconvergedSolves).toBe(0);
-  let [inside, closest] = [0, Infinity];
-  for (let i = 0; i < model.particleCount; i++) {
-    const x = [state.positions[3 * i]!, state.positions[3 * i + 1]!, state.positions[3 * i + 2]!] as const;
-    const { distance } = colliderDistance(model.colliders[0]!, x);
-    closest = Math.min(closest, distance);
-    if (distance < 0) inside++;
-  }
-  console.log(`16² cloth on a sphere: closest particle ${closest.toExponential(3)} m from the surface (thickness ${THICKNESS} m), fastest ${Math.max(...state.velocities.map(Math.abs)).toFixed(3)} m/s, ${stats.linearIterations / stats.linearSolves} CG iterations per solve`); // prettier-ignore
-  expect(inside).toBe(0);
-  // Constrained particles end on the offset surface to the solver's tolerance.
-  expect(closest).toBeGreaterThan(THICKNESS - 1e-4);
-  // It draped: the cloth's lowest point fell below the sphere's top, and has come to rest.
-  expect(Math.min(...state.positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.2);
-  // At rest: the kinetic energy left is under 0.1 % of the potential energy the fall released.
-  const [start, end] = [energy(model, model.particlePositions, model.particleVelocities), energy(model, state.positions, state.velocities)]; // prettier-ignore
-  expect(end.kinetic).toBeLessThan(1e-3 * (start.gravity - end.gravity));
-}, 60_000);
+// 1–2 s, but over its 60 s under Stryker's instrumentation, which failed `npm run mutate`'s dry run:
+// skipped there (WEFT_MUTATION=1); implicit-colliders' 10² cloths cover the constrained solve.
+test.skipIf(process.env['WEFT_MUTATION'] === '1')(
+  'a 16² cloth dropped on a sphere (implicit Euler, dt = 1/60) ends outside it, resting',
+  async () => {
+    const model = clothOnSphere(16, 0.45);
+    const simulation = await createSimulation(model, {
+      integrator: 'implicit-euler',
+      dt: 1 / 60,
+      solver: 'pcg',
+      tolerance: 1e-6,
+    });
+    simulation.step(240);
+    const state = await simulation.readState();
+    const stats = (await simulation.readSolverStats())!;
+    expect(stats.unconvergedSolves).toBe(0);
+    let [inside, closest] = [0, Infinity];
+    for (let i = 0; i < model.particleCount; i++) {
+      const x = [state.positions[3 * i]!, state.positions[3 * i + 1]!, state.positions[3 * i + 2]!] as const;
+      const { distance } = colliderDistance(model.colliders[0]!, x);
+      closest = Math.min(closest, distance);
+      if (distance < 0) inside++;
+    }
+    console.log(`16² cloth on a sphere: closest particle ${closest.toExponential(3)} m from the surface (thickness ${THICKNESS} m), fastest ${Math.max(...state.velocities.map(Math.abs)).toFixed(3)} m/s, ${stats.linearIterations / stats.linearSolves} CG iterations per solve`); // prettier-ignore
+    expect(inside).toBe(0);
+    // Constrained particles end on the offset surface to the solver's tolerance.
+    expect(closest).toBeGreaterThan(THICKNESS - 1e-4);
+    // It draped: the cloth's lowest point fell below the sphere's top, and has come to rest.
+    expect(Math.min(...state.positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.2);
+    // At rest: the kinetic energy left is under 0.1 % of the potential energy the fall released.
+    const [start, end] = [energy(model, model.particlePositions, model.particleVelocities), energy(model, state.positions, state.velocities)]; // prettier-ignore
+    expect(end.kinetic).toBeLessThan(1e-3 * (start.gravity - end.gravity));
+  },
+  60_000,
+);
 
 test('resting contact, 10⁴ implicit-Euler steps: energy never grows', async () => {
   const model = particle(
