@@ -8,7 +8,6 @@ import { createModel, createSimulation } from '../src/index.ts';
 import {
   CpuImplicitSimulation,
   CpuMultistepSimulation,
-  CpuSelfContact,
   hingeAngle,
   selfIntersections,
   trianglesIntersect,
@@ -173,33 +172,6 @@ describe('self-collision fail-safe: a move far longer than its room', () => {
     expect(positions[3 * 3 + 1]!).toBeCloseTo(d0 + t * u * h, 12);
     expect(velocities[3 * 3 + 1]!).toBeCloseTo(t * u, 9);
     simulation.destroy();
-  });
-});
-
-describe('self-collision: a pair at d = 0 with a cross product', () => {
-  test('edges crossing at a point (d = 0 now and at the start, e₁ × e₂ ≠ 0): the normal is e₁ × e₂ normalised', () => {
-    // Edge (0, 1) along x at y = 0, edge (3, 4) along (0, 1, 1) through the origin: they cross there.
-    // n = e₁ × e₂ = (1, 0, 0) × (0, 0.5, 0.5) = (0, −0.5, 0.5); its side is 0, so the sign is +.
-    const model = createModel({
-      positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, 0, -0.25, -0.25, 0, 0.25, 0.25, 0.5, 0.5, -0.5],
-      masses: [1, 1, 1, 1, 1, 1],
-      springPairs: [0, 1],
-      springStiffness: 0,
-      gravity: [0, 0, 0],
-      triangles: [0, 1, 2, 3, 4, 5],
-      selfCollision: { thickness: 0.1, stiffness: 200 },
-    });
-    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
-    const x = Float64Array.from(model.particlePositions);
-    contact.detect(x, new Float64Array(x.length), 1 / 60);
-    const particles = (e: number): number[] => Array.from(contact.indices.subarray(4 * e, 4 * e + 4)).sort();
-    const ee = Array.from({ length: contact.count }, (_, e) => e).find(
-      (e) => contact.pairs.kinds[e] === 1 && particles(e).join() === '0,1,3,4',
-    );
-    expect(ee).toBeDefined();
-    expect(contact.pairGeometry(x, ee!)).toBe(0);
-    const normal = Array.from(contact.normal);
-    [0, -Math.SQRT1_2, Math.SQRT1_2].forEach((value, k) => expect(normal[k]!).toBeCloseTo(value, 14));
   });
 });
 

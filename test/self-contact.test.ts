@@ -53,6 +53,33 @@ function pairEnergy(contact: CpuSelfContact, x: Float64Array): number {
   return sum;
 }
 
+/**
+ * The normal of the edge–edge pair of edge (0, 1), along x at y = 0, and edge (3, 4) at `edge`
+ * (six coordinates), each in a triangle, when the two are at distance 0: asserts the pair is listed
+ * and its distance is 0.
+ */
+function edgeEdgeNormalAtZero(edge: readonly number[]): number[] {
+  const model = createModel({
+    positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, ...edge, 0.5, 0.5, -0.5],
+    masses: [1, 1, 1, 1, 1, 1],
+    springPairs: [0, 1],
+    springStiffness: 0,
+    gravity: [0, 0, 0],
+    triangles: [0, 1, 2, 3, 4, 5],
+    selfCollision: { thickness: 0.1, stiffness: 200 },
+  });
+  const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
+  const x = Float64Array.from(model.particlePositions);
+  contact.detect(x, new Float64Array(x.length), 1 / 60);
+  const particles = (e: number): number[] => Array.from(contact.indices.subarray(4 * e, 4 * e + 4)).sort();
+  const ee = Array.from({ length: contact.count }, (_, e) => e).find(
+    (e) => contact.pairs.kinds[e] === 1 && particles(e).join() === '0,1,3,4',
+  );
+  expect(ee).toBeDefined();
+  expect(contact.pairGeometry(x, ee!)).toBe(0);
+  return Array.from(contact.normal);
+}
+
 describe('self-contact pairs (CPU)', () => {
   it('the force F g_j is −∂E/∂x_j, E = ½ k (r − d)², to central differences (VT and EE pairs)', () => {
     const model = twoTriangles(0.08);
@@ -120,27 +147,16 @@ describe('self-contact pairs (CPU)', () => {
     expect(Array.from(force)).toEqual(new Array(x.length).fill(0));
   });
 
+  it('edges crossing at a point (d = 0 now and at the start, e₁ × e₂ ≠ 0): the normal is e₁ × e₂ normalised', () => {
+    // Edge (0, 1) along x at y = 0, edge (3, 4) along (0, 1, 1) through the origin: they cross there.
+    // n = e₁ × e₂ = (1, 0, 0) × (0, 0.5, 0.5) = (0, −0.5, 0.5); its side is 0, so the sign is +.
+    const normal = edgeEdgeNormalAtZero([0, -0.25, -0.25, 0, 0.25, 0.25]);
+    [0, -Math.SQRT1_2, Math.SQRT1_2].forEach((value, k) => expect(normal[k]!).toBeCloseTo(value, 14));
+  });
+
   it('coincident parallel edges (d = 0 now and at the start, e₁ × e₂ = 0): the normal falls back to +y, as in self-pair-common.wgsl', () => {
     // Edge (3, 4) lies on edge (0, 1) (both along x at y = 0): no closest-point direction, no cross product.
-    const model = createModel({
-      positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, -0.25, 0, 0, 0.25, 0, 0, 0, 0.5, 0],
-      masses: [1, 1, 1, 1, 1, 1],
-      springPairs: [0, 1],
-      springStiffness: 0,
-      gravity: [0, 0, 0],
-      triangles: [0, 1, 2, 3, 4, 5],
-      selfCollision: { thickness: 0.1, stiffness: 200 },
-    });
-    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
-    const x = Float64Array.from(model.particlePositions);
-    contact.detect(x, new Float64Array(x.length), 1 / 60);
-    const particles = (e: number): number[] => Array.from(contact.indices.subarray(4 * e, 4 * e + 4)).sort();
-    const ee = Array.from({ length: contact.count }, (_, e) => e).find(
-      (e) => contact.pairs.kinds[e] === 1 && particles(e).join() === '0,1,3,4',
-    );
-    expect(ee).toBeDefined();
-    expect(contact.pairGeometry(x, ee!)).toBe(0);
-    expect(Array.from(contact.normal)).toEqual([0, 1, 0]);
+    expect(edgeEdgeNormalAtZero([-0.25, 0, 0, 0.25, 0, 0])).toEqual([0, 1, 0]);
   });
 
   it('the diagonal blocks (addDiagonal) are those of the product (productTerms) applied to unit vectors', () => {
