@@ -80,6 +80,42 @@ function edgeEdgeNormalAtZero(edge: readonly number[]): number[] {
   return Array.from(contact.normal);
 }
 
+/**
+ * One symplectic-Euler step of 1/60 s of triangles (0, 1, 2) and (3, 4, 5) with no force but
+ * self-collision's (no springs' stiffness, no gravity): with d₀ > r every move is h u, then the
+ * fail-safe's. `fixed`: pinned particles; `thickness`: r.
+ */
+async function stepTwoTriangles(
+  positions: number[],
+  velocities: number[],
+  fixed: number[],
+  thickness: number,
+) {
+  const model = createModel({
+    positions,
+    velocities,
+    masses: [1, 1, 1, 1, 1, 1],
+    springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
+    springStiffness: 0,
+    gravity: [0, 0, 0],
+    triangles: [0, 1, 2, 3, 4, 5],
+    fixed,
+    selfCollision: { thickness, stiffness: 1000 },
+  });
+  const simulation = await createSimulation(model, {
+    integrator: 'symplectic-euler',
+    dt: 1 / 60,
+    backend: 'cpu',
+  });
+  try {
+    simulation.step();
+    const state = await simulation.readState();
+    return { model, ...state, stats: (await simulation.readSolverStats())!.selfContact! };
+  } finally {
+    simulation.destroy();
+  }
+}
+
 describe('self-contact pairs (CPU)', () => {
   it('the force F g_j is −∂E/∂x_j, E = ½ k (r − d)², to central differences (VT and EE pairs)', () => {
     const model = twoTriangles(0.08);
@@ -213,26 +249,12 @@ describe('self-collision fail-safe (CPU)', () => {
     // to the plane, 0.85 (d₀ − δ_B / 0.85) = 0.055 m.
     const [d0, h] = [0.1, 1 / 60];
     const [uA, uB] = [-6, 1.8];
-    const model = createModel({
-      positions: [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, d0, 0.3, 0.3, d0 + 0.2, 1.3, 1.3, d0 + 0.2, 0.3],
-      velocities: [0, 0, 0, 0, uB, 0, 0, uB, 0, 0, uA, 0, 0, uA, 0, 0, uA, 0],
-      masses: [1, 1, 1, 1, 1, 1],
-      springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
-      springStiffness: 0,
-      gravity: [0, 0, 0],
-      triangles: [0, 1, 2, 3, 4, 5],
-      fixed: [0],
-      selfCollision: { thickness: 0.02, stiffness: 1000 },
-    });
-    // Symplectic Euler with no force at the start (d₀ > r, no springs, no gravity): the moves are h u.
-    const simulation = await createSimulation(model, {
-      integrator: 'symplectic-euler',
-      dt: h,
-      backend: 'cpu',
-    });
-    simulation.step();
-    const { positions, velocities } = await simulation.readState();
-    const stats = (await simulation.readSolverStats())!.selfContact!;
+    const { model, positions, velocities, stats } = await stepTwoTriangles(
+      [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, d0, 0.3, 0.3, d0 + 0.2, 1.3, 1.3, d0 + 0.2, 0.3],
+      [0, 0, 0, 0, uB, 0, 0, uB, 0, 0, uA, 0, 0, uA, 0, 0, uA, 0],
+      [0],
+      0.02,
+    );
     const [deltaA, deltaB] = [-uA * h, uB * h];
     expect(stats.pairs).toBe(1);
     expect(stats.truncated).toBe(1); // vertex 3 only
@@ -245,7 +267,25 @@ describe('self-collision fail-safe (CPU)', () => {
     expect(positions[3 * 3 + 1]!).toBeCloseTo(d0 - t * deltaA, 12); // 0.045
     expect(velocities[3 * 3 + 1]!).toBeCloseTo(t * uA, 12);
     expect(selfIntersections(positions, model.triangleIndices)).toEqual([]);
-    simulation.destroy();
+  });
+
+  it('a vertex whose move is 526× its room to a pinned triangle keeps τ − 1e-3 of it, not 0.85 τ', async () => {
+    // Triangle B = (0, 1, 2) pinned at y = 0; triangle A small and above B's inside, its vertex 3 at
+    // d₀ = 2 mm, its other corners 0.2 m higher, all falling at 60 m/s (h = 1/60: δ_A = 1 m). The
+    // plane of pair (3, B) sits at λ d₀ above B, λ = max(0.05, δ_B / (δ_A + δ_B)) = 0.05 (δ_B = 0),
+    // so vertex 3's room is 0.95 d₀ and τ = 0.95 d₀ / δ_A = 1.9e-3: its move is shortened to
+    // max(0, min(0.85 τ, τ − 1e-3)) = 0.9e-3 of itself (self-fail-safe.ts), y = d₀ − 0.9 mm,
+    // v = 0.9e-3 u. (0.85 τ alone would leave it 0.385 mm above B.)
+    const [d0, h, u] = [0.002, 1 / 60, -60];
+    const { positions, velocities } = await stepTwoTriangles(
+      [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.2, d0, 0.2, 0.35, d0 + 0.2, 0.2, 0.2, d0 + 0.2, 0.35],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, u, 0, 0, u, 0, 0, u, 0],
+      [0, 1, 2],
+      0.0005,
+    );
+    const t = (0.95 * d0) / (-u * h) - 1e-3;
+    expect(positions[3 * 3 + 1]!).toBeCloseTo(d0 + t * u * h, 12);
+    expect(velocities[3 * 3 + 1]!).toBeCloseTo(t * u, 9);
   });
 
   it('a pile-up the first 8 sweeps cannot settle: the sweeps that follow stop only the particles they shorten, a triangle far away still moves h v', async () => {
