@@ -54,19 +54,18 @@ function pairEnergy(contact: CpuSelfContact, x: Float64Array): number {
 }
 
 /**
- * The normal of the edge–edge pair of edge (0, 1), along x at y = 0, and edge (3, 4) at `edge`
- * (six coordinates), each in a triangle, when the two are at distance 0: asserts the pair is listed
- * and its distance is 0.
+ * The edge–edge pair of edges (0, 1) and (3, 4) in triangles (0, 1, 2) and (3, 4, 5) at
+ * `positions` (no forces but self-collision's, thickness r), detected at rest: asserts it is listed.
  */
-function edgeEdgeNormalAtZero(edge: readonly number[]): number[] {
+function edgeEdgePair(positions: number[], thickness: number) {
   const model = createModel({
-    positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, ...edge, 0.5, 0.5, -0.5],
+    positions,
     masses: [1, 1, 1, 1, 1, 1],
     springPairs: [0, 1],
     springStiffness: 0,
     gravity: [0, 0, 0],
     triangles: [0, 1, 2, 3, 4, 5],
-    selfCollision: { thickness: 0.1, stiffness: 200 },
+    selfCollision: { thickness, stiffness: 200 },
   });
   const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
   const x = Float64Array.from(model.particlePositions);
@@ -76,7 +75,13 @@ function edgeEdgeNormalAtZero(edge: readonly number[]): number[] {
     (e) => contact.pairs.kinds[e] === 1 && particles(e).join() === '0,1,3,4',
   );
   expect(ee).toBeDefined();
-  expect(contact.pairGeometry(x, ee!)).toBe(0);
+  return { contact, x, ee: ee! };
+}
+
+/** The pair's normal where edge (3, 4) at `edge` (six coordinates) meets edge (0, 1) (d = 0). */
+function edgeEdgeNormalAtZero(edge: readonly number[]): number[] {
+  const { contact, x, ee } = edgeEdgePair([-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, ...edge, 0.5, 0.5, -0.5], 0.1);
+  expect(contact.pairGeometry(x, ee)).toBe(0);
   return Array.from(contact.normal);
 }
 
@@ -141,20 +146,8 @@ describe('self-contact pairs (CPU)', () => {
 
   it('an edge crossing close above another gives an EE pair whose force is −∂E/∂x', () => {
     // Edge (0, 1) along x at y = 0; edge (3, 4) along z at y = 0.1 above its middle.
-    const model = createModel({
-      positions: [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, 0, 0.1, -0.5, 0, 0.1, 0.5, 0, 1.1, 0],
-      masses: [1, 1, 1, 1, 1, 1],
-      springPairs: [0, 1],
-      springStiffness: 0,
-      gravity: [0, 0, 0],
-      triangles: [0, 1, 2, 3, 4, 5],
-      selfCollision: { thickness: 0.3, stiffness: 200 },
-    });
-    const contact = new CpuSelfContact(model, (n) => new Float64Array(n));
-    const x = Float64Array.from(model.particlePositions);
-    contact.detect(x, new Float64Array(x.length), 1 / 60);
-    const ee = Array.from(contact.pairs.kinds.subarray(0, contact.count)).indexOf(1);
-    expect(ee).toBeGreaterThanOrEqual(0);
+    const positions = [-0.5, 0, 0, 0.5, 0, 0, 0, 0, -1, 0, 0.1, -0.5, 0, 0.1, 0.5, 0, 1.1, 0];
+    const { contact, x, ee } = edgeEdgePair(positions, 0.3);
     expect(contact.pairGeometry(x, ee)).toBeCloseTo(0.1, 12);
     contact.states(x, new Float64Array(x.length), false, true);
     const force = new Float64Array(x.length);
