@@ -29,6 +29,16 @@ function twoTriangles(
 ): Model {
   const positions = [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, gap, 0.3, 0.3, gap + 0.2, 1.3, 1.3, gap + 0.2, 0.3];
   const velocities = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, velocity, 0, 0, velocity, 0, 0, velocity, 0];
+  return trianglePair(positions, velocities, fixed, selfCollision);
+}
+
+/** Triangles (0, 1, 2) and (3, 4, 5), unit masses, their edges springs of stiffness 0, no gravity. */
+function trianglePair(
+  positions: number[],
+  velocities: number[],
+  fixed: number[],
+  selfCollision: { thickness: number; stiffness: number; damping?: number } | null,
+): Model {
   return createModel({
     positions,
     velocities,
@@ -96,17 +106,7 @@ async function stepTwoTriangles(
   fixed: number[],
   thickness: number,
 ) {
-  const model = createModel({
-    positions,
-    velocities,
-    masses: [1, 1, 1, 1, 1, 1],
-    springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
-    springStiffness: 0,
-    gravity: [0, 0, 0],
-    triangles: [0, 1, 2, 3, 4, 5],
-    fixed,
-    selfCollision: { thickness, stiffness: 1000 },
-  });
+  const model = trianglePair(positions, velocities, fixed, { thickness, stiffness: 1000 });
   const simulation = await createSimulation(model, {
     integrator: 'symplectic-euler',
     dt: 1 / 60,
