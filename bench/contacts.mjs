@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { acquireDevice, createSimulation } from '../dist/weft-internal.js';
 import { fmt, textTable } from './lib/output.mjs';
 import { median } from './lib/timebox.mjs';
+import { runLog } from './lib/run-log.mjs';
 import { VARIANTS, contactModel, intersectingPairs, sphereDepth } from './lib/contacts-scene.mjs';
 import { SelfTally, instrumentCpu, profileDifference } from './lib/contacts-timing.mjs';
 
@@ -69,18 +70,9 @@ let device;
 let adapterName = '';
 if (backends.includes('webgpu')) ({ device, adapterName } = await acquireDevice());
 
-const started = performance.now();
-const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
-const say = (text) => process.stderr.write(`[${elapsed()}] ${text}\n`);
-let lastSaid = 0;
+const { elapsed, say, progress } = runLog();
 /** The step the running case is taking (for a failure's status). */
 let currentStep = 0;
-/** `say`, at most every 20 s. */
-const progress = (text) => {
-  if (performance.now() - lastSaid < 20_000) return;
-  lastSaid = performance.now();
-  say(text);
-};
 console.log(
   `Scene: 1 m cloth of n² particles (${scene.totalMass} kg in all, structural k = ${scene.stiffness} N/m, shear k/5, ` +
     `bending k/25, damping ${scene.damping} N·s/m, no pins) ${scene.drop * 100} cm above a sphere (r = 0.3 m, ` +

@@ -30,6 +30,7 @@
 import { getPriority, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { acquireDevice, createSimulation, CpuSelfContact, energy, selfIntersections, withSelfCollision } from '../dist/weft-internal.js'; // prettier-ignore
+import { runLog } from './lib/run-log.mjs';
 import { contactModel, FLOOR, SPHERE } from './lib/contacts-scene.mjs';
 import { instrumentCpu, profileDifference } from './lib/contacts-timing.mjs';
 
@@ -72,15 +73,7 @@ let device;
 let adapterName = '';
 if (backends.includes('webgpu')) ({ device, adapterName } = await acquireDevice());
 
-const started = performance.now();
-const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
-const say = (text) => process.stderr.write(`[${elapsed()}] ${text}\n`);
-let lastSaid = 0;
-const progress = (text) => {
-  if (performance.now() - lastSaid < 20_000) return;
-  lastSaid = performance.now();
-  say(text);
-};
+const { elapsed, say, progress } = runLog();
 
 /** Distances of the particles to the colliders' surfaces (m; negative: inside). */
 function depths(x) {
