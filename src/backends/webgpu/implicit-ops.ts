@@ -14,7 +14,7 @@ import { append, indirectBy } from './dispatch.ts';
 import { dispatchSize, incidenceWithOthers, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
-import { decodeSolverControl, type GpuSolverTotals } from './solver-control.ts';
+import { mapSolverControl, type GpuSolverTotals } from './solver-control.ts';
 
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
@@ -394,10 +394,7 @@ export class GpuImplicitOps {
   }
 
   /** The statistics copied by {@link encodeStatsReadback} (after its submission; calls one at a time). */
-  async mapStats(): Promise<GpuSolverTotals> {
-    await this.statsReadback.mapAsync(GPUMapMode.READ);
-    const bytes = this.statsReadback.getMappedRange().slice(0);
-    this.statsReadback.unmap();
-    return decodeSolverControl(bytes, this.newton);
+  mapStats(): Promise<GpuSolverTotals> {
+    return mapSolverControl(this.statsReadback, this.newton);
   }
 }

@@ -24,3 +24,14 @@ export function decodeSolverControl(bytes: ArrayBuffer, newton: boolean): GpuSol
     converged: newton ? u32('lastConverged') === 1 : true,
   };
 }
+
+/**
+ * The statistics in `readback`, a MAP_READ copy of the control buffer (mapped now: after the
+ * submission that copied them; one call at a time).
+ */
+export async function mapSolverControl(readback: GPUBuffer, newton: boolean): Promise<GpuSolverTotals> {
+  await readback.mapAsync(GPUMapMode.READ);
+  const bytes = readback.getMappedRange().slice(0);
+  readback.unmap();
+  return decodeSolverControl(bytes, newton);
+}
