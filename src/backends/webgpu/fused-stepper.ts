@@ -20,7 +20,7 @@ import { emptyNewtonStats } from '../../integrators/adaptive-options.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { compileFused, type FusedCode } from './fused-program.ts';
 import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
-import { bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
+import { bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, mappedCopy, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
 import { idleBeforeMap } from './host-wait.ts';
 import { fusedProgramKernel, kernels } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
@@ -261,11 +261,7 @@ export class FusedAdaptiveStepper {
   }
 
   private async read(slot: number): Promise<DataView> {
-    const readback = this.readbacks[slot]!;
-    await readback.mapAsync(GPUMapMode.READ);
-    const data = new DataView(readback.getMappedRange().slice(0));
-    readback.unmap();
-    return data;
+    return new DataView(await mappedCopy(this.readbacks[slot]!));
   }
 
   /** Whether more steps are left than one batch runs (unknown before the first readback: yes). */

@@ -278,3 +278,11 @@ export function writeScalarRuns(device: GPUDevice, buffer: GPUBuffer, indices: U
     device.queue.writeBuffer(buffer, indices[start]! * 4, Float32Array.from(indices.subarray(start, end), value));
   });
 } // prettier-ignore
+
+/** The bytes of a MAP_READ `buffer` (mapped now, after the submission that wrote it), which is unmapped again. */
+export async function mappedCopy(buffer: GPUBuffer): Promise<ArrayBuffer> {
+  await buffer.mapAsync(GPUMapMode.READ);
+  const bytes = buffer.getMappedRange().slice(0);
+  buffer.unmap();
+  return bytes;
+}

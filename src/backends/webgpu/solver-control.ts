@@ -1,6 +1,7 @@
 /** The solver statistics in a read-back copy of the SolverControl storage word block (shaders/solver-scalars.wgsl). */
 import type { SolverStats } from '../../integrators/implicit-options.ts';
 import { kernels } from './kernels.ts';
+import { mappedCopy } from './gpu-common.ts';
 
 /** What GpuImplicitOps reports: a SolverStats without the step count, and the estimator's iterations. */
 export type GpuSolverTotals = Omit<SolverStats, 'steps'> & { estimatorIterations: number };
@@ -30,8 +31,5 @@ export function decodeSolverControl(bytes: ArrayBuffer, newton: boolean): GpuSol
  * submission that copied them; one call at a time).
  */
 export async function mapSolverControl(readback: GPUBuffer, newton: boolean): Promise<GpuSolverTotals> {
-  await readback.mapAsync(GPUMapMode.READ);
-  const bytes = readback.getMappedRange().slice(0);
-  readback.unmap();
-  return decodeSolverControl(bytes, newton);
+  return decodeSolverControl(await mappedCopy(readback), newton);
 }
