@@ -26,7 +26,13 @@ import { acquireDevice, createSimulation } from '../dist/weft-internal.js';
 import { fmt, textTable } from './lib/output.mjs';
 import { median } from './lib/timebox.mjs';
 import { runLog } from './lib/run-log.mjs';
-import { VARIANTS, contactModel, intersectingPairs, sphereDepth } from './lib/contacts-scene.mjs';
+import {
+  SOLVER_OPTIONS,
+  VARIANTS,
+  contactModel,
+  intersectingPairs,
+  sphereDepth,
+} from './lib/contacts-scene.mjs';
 import { SelfTally, instrumentCpu, profileDifference } from './lib/contacts-timing.mjs';
 
 const { values } = parseArgs({
@@ -63,8 +69,7 @@ const scene = {
   damping: Number(values.damping),
   drop: Number(values.drop),
 };
-const dt = 1 / 60;
-const solverOptions = { integrator: 'implicit-euler', dt, solver: 'multigrid', tolerance: 1e-3 };
+const solverOptions = SOLVER_OPTIONS;
 
 let device;
 let adapterName = '';

@@ -31,7 +31,7 @@ import { getPriority, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { acquireDevice, createSimulation, CpuSelfContact, energy, selfIntersections, withSelfCollision } from '../dist/weft-internal.js'; // prettier-ignore
 import { runLog } from './lib/run-log.mjs';
-import { contactModel, FLOOR, SPHERE } from './lib/contacts-scene.mjs';
+import { SOLVER_OPTIONS, contactModel, FLOOR, SPHERE } from './lib/contacts-scene.mjs';
 import { instrumentCpu, profileDifference } from './lib/contacts-timing.mjs';
 
 const { values } = parseArgs({
@@ -66,8 +66,8 @@ if (!(Number.isInteger(steps) && Number.isInteger(rest) && rest >= 10 && steps >
 if (sizes.some((n) => !(Number.isInteger(n) && n >= 4))) throw new Error(`--sizes: whole numbers ≥ 4`);
 
 const scene = { totalMass: 0.3, stiffness: 100, damping: 0.05, drop: 0.03 };
-const dt = 1 / 60;
-const solverOptions = { integrator: 'implicit-euler', dt, solver: 'multigrid', tolerance: 1e-3 };
+const { dt } = SOLVER_OPTIONS;
+const solverOptions = SOLVER_OPTIONS;
 
 let device;
 let adapterName = '';

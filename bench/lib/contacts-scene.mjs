@@ -4,6 +4,13 @@
 import { buildCloth, selfIntersections, withColliders, withSelfCollision } from '../../dist/weft-internal.js';
 
 /** The sphere (centre at the origin) and the floor under it, m. */
+/** How the contact benches integrate the scene: implicit Euler at 1/60 s, multigrid CG to 1e-3. */
+export const SOLVER_OPTIONS = {
+  integrator: 'implicit-euler',
+  dt: 1 / 60,
+  solver: 'multigrid',
+  tolerance: 1e-3,
+};
 export const SPHERE = { shape: 'sphere', center: [0, 0, 0], radius: 0.3, friction: 0.5, thickness: 0.01 };
 export const FLOOR = {
   shape: 'plane',
