@@ -11,6 +11,8 @@ override warm: u32 = 0u;          // 1: start from x, with q = A x in productRef
 override productRef: u32 = 0u;
 override constrained: u32 = 0u;  // 1: contacts filter r and z (x holds x₀ = z, warm = 1), and the
                                   // second partial is r₀·r₀, the reference of the relative residual
+override resume: u32 = 0u;       // 1: x and r as the last solve left them (contacts released since:
+                                  // src/integrators/program.ts `solve`), r not filtered again
 
 @group(0) @binding(4) var<uniform> solver: SolverParams;
 @group(0) @binding(5) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // P⁻¹ blocks
@@ -41,6 +43,12 @@ fn cgInitMain(
 fn startAt(i: u32) -> vec4<f32> {
   let b = loadVector(rhsRef, i);
   var r = b;
+  if (resume == 1u) {
+    r = loadVector(residualRef, i);
+    let z = contactFiltered(preconditioned(i, r), contactNormals[i]);
+    storeVector(directionRef, i, z);
+    return vec4<f32>(dot(r, z), dot(r, r), 0.0, 0.0);
+  }
   if (warm == 1u) {
     r = b - loadVector(productRef, i);
   } else {

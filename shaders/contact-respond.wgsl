@@ -6,7 +6,9 @@
 // held with no friction); λ > 0 bounds Coulomb friction on
 // v₊ = base + c s (base in vRef) relative to the surface's velocity u by μ ι λ / m, written back
 // into s = (v₊ − base)/c (solutionRef). src/integrators/contact-programs.ts derives each scheme's
-// c and ι (implicit Euler: 1 and 1).
+// c and ι (implicit Euler: 1 and 1). With `release` = 1 the contacts whose pull is a clear part
+// of its terms (λ < −releaseMargin (|A s·n| + |b·n|)) leave the solve at once (n.w = 0) for it to resume without them, and nothing is moved yet: the respond after the
+// resumed solve moves what was behind (its gap, kept until then, says "behind" to both).
 
 struct RespondOp {
   scale: f32,    // c of v₊ = base + c s
@@ -20,9 +22,12 @@ override mode: u32 = 0u;         // 0: λ and friction; 1: λ only; 2: friction 
 override rhsRef: u32 = 0u;       // b
 override productRef: u32 = 0u;   // A Δv
 override surfaceSlack: f32 = 0.0; // SURFACE_SLACK of src/model/colliders.ts
+override release: u32 = 0u;      // 1: released contacts leave this solve now (mode 1 only)
+override releaseMargin: f32 = 0.0; // RELEASE_NOW_FRACTION of src/model/colliders.ts
+override residualRef: u32 = 0u;  // the solve's r = b − A s: a released contact's −λ n added back
 
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg
-@group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;    // n, w = 1: constrained
+@group(0) @binding(7) var<storage, read_write> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
 @group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>; // T, gap, collider, λ
 
 @compute @workgroup_size(workgroupSize)
@@ -39,16 +44,23 @@ fn contactRespondMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
   if (mode != 2u) {
     // Behind by more than rounding (the slack of contact-detect.wgsl's "on the surface").
     let behind = data.y < -surfaceSlack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z)));
-    if (data.y < 0.0) {
+    if (release == 0u && data.y < 0.0) {
       storeVector(xRef, i, x - data.y * n);
       data.y = 0.0;
     }
-    data.w = dot(loadVector(productRef, i) - loadVector(rhsRef, i), n);
+    let qn = dot(loadVector(productRef, i), n);
+    let bn = dot(loadVector(rhsRef, i), n);
+    data.w = qn - bn;
     // Behind, λ < 0 is no adhesion (CpuContacts.respond says why): 0 holds it, as the CPU's flag.
     if (behind) {
       data.w = max(data.w, 0.0);
     }
     contactData[i] = data;
+    // Released now only when its pull is a clear part of its terms (CpuContacts.respond).
+    if (release == 1u && data.w < -releaseMargin * (abs(qn) + abs(bn))) {
+      contactNormals[i].w = 0.0;
+      storeVector(residualRef, i, loadVector(residualRef, i) - data.w * n);
+    }
   }
   let lambda = data.w;
   if (mode == 1u || !(lambda > 0.0)) {

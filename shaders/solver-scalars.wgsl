@@ -25,7 +25,7 @@ const CHANGE: u32 = 5u;      // ‖q_{i+1} − q_i‖²
 struct ScalarStep {
   mode: u32,
   quantities: vec4<u32>,  // MEASURE: the quantity each partial goes to; checks: x = 1, an estimator's loop;
-                          // CG_FIRST: x = 1, a warm start
+                          // CG_FIRST: x = 1, a warm start; CG_START, SOLVE_END: x = 1, resumed
 }
 
 // (no vectors: scalars only)
@@ -54,12 +54,21 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
   switch (step.mode) {
     case CG_START: {
       control.rz = total.x;
-      control.bb = total.y;
       control.rr = total.y;
       control.cgIterations = 0u;
-      control.cgConverged = select(0u, 1u, total.y == 0.0);
-      let run = control.newtonDone == 0u && total.y > 0.0;
-      setSolving(run);
+      if (step.quantities.x == 1u) {
+        // Resumed after contacts were released (src/integrators/program.ts `solve`): done at once
+        // when r is within the tolerance of the solve it resumes, else measured against the larger
+        // of that solve's reference and r₀·r₀ (the first may be 0: all its residual filtered).
+        let done = total.y <= solver.tolerance2 * control.bb;
+        control.bb = max(control.bb, total.y);
+        control.cgConverged = select(0u, 1u, done);
+        setSolving(control.newtonDone == 0u && !done && total.y <= 3.4e38);
+      } else {
+        control.bb = total.y;
+        control.cgConverged = select(0u, 1u, total.y == 0.0);
+        setSolving(control.newtonDone == 0u && total.y > 0.0);
+      }
     }
     case CG_FIRST: {
       if (solving) {
@@ -94,7 +103,9 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
       }
     }
     case SOLVE_END: {
-      if (control.newtonDone == 0u) {
+      // A resumed solve (x = 1) that had nothing to do is no solve.
+      let idle = step.quantities.x == 1u && control.cgIterations == 0u && control.cgConverged == 1u;
+      if (control.newtonDone == 0u && !idle) {
         var relative = 0.0;
         if (control.bb > 0.0) {
           relative = sqrt(control.rr / control.bb);

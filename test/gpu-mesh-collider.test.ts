@@ -8,9 +8,18 @@
  * one step, before the filter gave 0 for a vector along the normal up to rounding).
  */
 import { expect, test } from 'vitest';
-import { buildCloth, createModel, createSimulation, withColliders, type Collider } from '../src/index.ts';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  withColliders,
+  type Collider,
+  type Model,
+  type SimulationOptions,
+} from '../src/index.ts';
 import { colliderDistance, resolveCollider } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { expectWithinRoundingSpread, perturbedStart } from './helpers/rounding-spread.ts';
 import { boxMesh, icosphere } from './helpers/meshes.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 
@@ -66,7 +75,14 @@ test.each([
       const mesh = model.colliders[0]!;
       const closest = Math.min(...Array.from({ length: model.particleCount }, (_, i) => colliderDistance(mesh, [a.positions[3 * i]!, a.positions[3 * i + 1]!, a.positions[3 * i + 2]!]).distance)); // prettier-ignore
       console.log(`${integrator}: cloth on a mesh sphere after ${steps * dt} s: GPU vs CPU f32 ${diff.toExponential(2)} m, closest particle ${closest.toExponential(3)} m from the surface`); // prettier-ignore
-      expectClose(a.positions, b.positions, 1e-5, `${integrator}: positions GPU vs CPU f32 (m)`);
+      // Implicit Euler releases a clearly pulling contact within its step, and which ones do turns
+      // on rounding at the contact's fringe: runs whose start differs by 3e-8 m end 1.0e-5 to
+      // 2.5e-5 m apart (measured), the GPU 2.5e-5 m from CPU f32 — held to twice that spread.
+      if (integrator === 'implicit-euler') {
+        const others = await Promise.all([1, 2, 3].map(async (seed) => finalPositions(perturbedStart(model, seed), { ...options, precision: 'f32' }, steps))); // prettier-ignore
+        others.push(await finalPositions(model, options, steps));
+        expectWithinRoundingSpread(a.positions, b.positions, others, 1e-5, `${integrator}: positions GPU vs CPU f32 (m)`); // prettier-ignore
+      } else expectClose(a.positions, b.positions, 1e-5, `${integrator}: positions GPU vs CPU f32 (m)`);
       expect(closest).toBeGreaterThan(0.01 - 1e-4);
       // It fell onto the sphere: the centre particle lies on its top, the corners have slid down.
       expect(a.positions[3 * 27 + 1]!).toBeLessThan(0.33);
@@ -77,6 +93,19 @@ test.each([
   },
   120_000,
 );
+
+/** The positions of a CPU run of `model` after `steps` steps. */
+async function finalPositions(
+  model: Model,
+  options: SimulationOptions,
+  steps: number,
+): Promise<Float64Array> {
+  const sim = await createSimulation(model, options);
+  sim.step(steps);
+  const { positions } = await sim.readState();
+  sim.destroy();
+  return positions;
+}
 
 test.each(['webgpu', 'cpu'] as const)(
   '%s: a particle on a box mesh that moves up at 0.5 m/s rides on it at the thickness',

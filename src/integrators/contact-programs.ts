@@ -20,6 +20,20 @@
  *   the constraint: after the first, z = 0 up to the rounding of n·v);
  * - the variational scheme (not enabled: below), Newton on the midpoint increment with s = res:
  *   v₊ = 2 res/h, base = 0, c = 2/h.
+ * RELEASE_NOW (the single-solve schemes: implicit Euler, Newmark): a constraint whose force pulls
+ * (λ < 0) is one the step's motion did not need (Baraff & Witkin 1998 §6 release it), but the
+ * solve that found it has already pulled the particle onto the surface — a particle its springs
+ * hold 2 mm above a sphere, taken as a contact because free flight under gravity alone closes
+ * h² |g·n| = 2.7 mm in a step of 1/60 s, was moved down 2 mm, let go, and sprang back up over the
+ * next steps: the 128² drop never came to rest (reports/design/contact-release-cycle.md). So
+ * `contactForces` with `release` drops the clearly pulling contacts (λ < −RELEASE_NOW_FRACTION
+ * (|A s·n| + |b·n|), src/model/colliders.ts) from the solve at once, putting their −λ n back into
+ * its residual r = b − A s, and the `solve` after it resumes from s and r without them (an
+ * active-set step of the inequality-constrained problem min ½ sᵀA s − bᵀs, n·s ≥ z); with nothing
+ * released r is the one the solve ended with and the resumed solve takes no iteration and is not
+ * counted. Positions are moved onto surfaces and friction applied by the `contactForces` after
+ * it, with λ taken again. Measured (64² drop, steps 210–360): the fastest particle at rest 0.17 m/s
+ * before, 0.007–0.014 m/s after. Newton loops (backward Euler) keep their active set.
  * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
  * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
  * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h; variational:
@@ -91,14 +105,22 @@ const MEAN = 'contact.mean';
 /** A Newton loop's filtered residual S G. */
 const FILTERED = 'contact.residual';
 
-/** `contacts` and `contactForces` around `solve` (s = solve.to). */
+/**
+ * `contacts` and `contactForces` around `solve` (s = solve.to). Where the step detects its contacts
+ * (the single-solve schemes), contacts whose force clearly pulls are released at once and the
+ * solve resumes without them (RELEASE_NOW above); a Newton loop's iterations keep theirs.
+ */
 function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, moved: string): Op[] {
   if (solve.op !== 'solve') return [solve];
   const s = solve.to;
+  const forces = { op: 'contactForces', solution: s, rhs: solve.rhs, base, x: moved, scale, impulse } as const;
+  if (!detect) return [{ op: 'contacts', x, v, solution: s, base, scale, detect }, solve, { ...forces, friction: false }];
   return [
     { op: 'contacts', x, v, solution: s, base, scale, detect },
     solve,
-    { op: 'contactForces', solution: s, rhs: solve.rhs, base, x: moved, scale, impulse, friction: detect },
+    { ...forces, friction: false, release: true },
+    { ...solve, resume: true },
+    { ...forces, friction: true },
   ];
 } // prettier-ignore
 

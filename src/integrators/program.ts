@@ -62,12 +62,18 @@ export type Op =
       readonly extra: string;
       readonly coefficients: (h: number) => RhsCoefficients;
     }
-  /** `to` = A⁻¹ `rhs` by the program's linear solver, A = α M + β B + γ K at the last `jacobians`. */
+  /**
+   * `to` = A⁻¹ `rhs` by the program's linear solver, A = α M + β B + γ K at the last `jacobians`.
+   * With `resume`, the last solve continues after `contactForces` released contacts: from `to` as
+   * it is, to the last solve's reference (so it takes no iteration and is not counted when nothing
+   * was released).
+   */
   | {
       readonly op: 'solve';
       readonly rhs: string;
       readonly to: string;
       readonly system: (h: number) => SystemCoefficients;
+      readonly resume?: boolean;
     }
   /**
    * Contacts (src/model/colliders.ts) constrain the next `solve` (Baraff & Witkin 1998 §5.3). With
@@ -88,8 +94,9 @@ export type Op =
     }
   /**
    * After a constrained solve: each contact's constraint force λ n = (A s − b)·n n; a contact whose
-   * force pulls inwards (λ < 0) is released for the next step; a particle behind a surface is moved
-   * onto it once (`x`, before the position update); with `friction`, as `contactFriction` then.
+   * force pulls inwards (λ < 0) is released for the next step — with `release`, at once, so that a
+   * `solve` with `resume` solves again without it; a particle behind a surface is moved onto it once
+   * (`x`, before the position update); with `friction`, as `contactFriction` then.
    */
   | {
       readonly op: 'contactForces';
@@ -100,6 +107,7 @@ export type Op =
       readonly scale: Coefficient;
       readonly impulse: Coefficient;
       readonly friction: boolean;
+      readonly release?: boolean;
     }
   /**
    * Coulomb friction of the last `contactForces`' λ: removes up to μ ι λ / m of the tangential part

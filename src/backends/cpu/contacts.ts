@@ -246,12 +246,17 @@ export class CpuContacts {
   }
 
   /**
-   * After the solve: `residual` = A s − b; keeps each contact's λ and releases adhesive ones (not
+   * After the solve (`product` = A s, `b`): keeps each contact's λ = (A s − b)·n and releases adhesive ones (not
    * one whose particle was behind the surface by more than the slack: below), moves
    * particles behind a surface onto it (x) — once: the gap is then 0, so a Newton loop's later
-   * iterations do not move them again — and, with `withFriction`, applies friction (below).
+   * iterations do not move them again — and, with `withFriction`, applies friction (below). With
+   * `releaseNow` (margin: RELEASE_NOW_FRACTION of src/model/colliders.ts), the contacts released
+   * with λ below −margin (|A s·n| + |b·n|) are dropped from this solve's constraints too, their −λ n put
+   * back into its residual (r = b − A s, unfiltered there), for the
+   * solve to resume without them (contact-programs.ts), and no particle is moved yet: the
+   * `respond` after the resumed solve moves them, its λ taken where they were too.
    */
-  respond(residual: RealArray, solution: RealArray, base: RealArray, x: RealArray, c: number, impulse: number, withFriction: boolean): void {
+  respond(product: RealArray, b: RealArray, solution: RealArray, base: RealArray, x: RealArray, c: number, impulse: number, withFriction: boolean, releaseNow?: { margin: number; residual: RealArray }): void {
     for (let i = 0; i < this.active.length; i++) {
       if (!this.active[i]) continue;
       const k = 3 * i;
@@ -260,18 +265,37 @@ export class CpuContacts {
       // it at its first iteration only (the gap is 0 after the move); its later iterations take λ
       // at iterates that end on the surface, where λ < 0 is adhesion.
       const behind = this.gap[i]! < -SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!))); // prettier-ignore
-      if (this.gap[i]! < 0) for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - this.gap[i]! * n[d]!;
-      this.gap[i] = Math.max(this.gap[i]!, 0);
-      const lambda = residual[k]! * n[0]! + residual[k + 1]! * n[1]! + residual[k + 2]! * n[2]!;
+      // Moved after the solve resumes, where a solve resumes (the gap tells `behind` until then).
+      if (releaseNow === undefined && this.gap[i]! < 0) for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! - this.gap[i]! * n[d]!; // prettier-ignore
+      if (releaseNow === undefined) this.gap[i] = Math.max(this.gap[i]!, 0);
+      const [qn, bn] = [product[k]! * n[0]! + product[k + 1]! * n[1]! + product[k + 2]! * n[2]!, b[k]! * n[0]! + b[k + 1]! * n[1]! + b[k + 2]! * n[2]!]; // prettier-ignore
+      const lambda = qn - bn;
       this.force[i] = lambda;
       // A particle that was behind the surface had its forces taken where it was, not on the
       // surface it is moved to: its springs may push it out there and pull it in on the surface, so
       // λ < 0 is no adhesion, and releasing it let it fall in again — a period-2 cycle at ~1 m/s
       // on a cloth at a sphere's foot (test/contact-release.test.ts).
       this.released[i] = lambda < 0 && !behind ? 1 : 0;
+      // Released now only when its pull is a clear part of its terms (RELEASE_NOW_FRACTION).
+      // The solve's residual r = b − A s gets back the normal part the filter took: −λ n.
+      if (releaseNow && this.released[i] && lambda < -releaseNow.margin * (Math.abs(qn) + Math.abs(bn))) {
+        this.active[i] = 0;
+        for (let d = 0; d < 3; d++) releaseNow.residual[k + d] = releaseNow.residual[k + d]! - lambda * n[d]!;
+      }
     }
+    if (releaseNow !== undefined) this.count = this.compact();
     if (withFriction) this.friction(solution, base, x, c, impulse);
   } // prettier-ignore
+
+  /** Drops the particles no longer active from the constrained list; its new length. */
+  private compact(): number {
+    let kept = 0;
+    for (let j = 0; j < this.count; j++) {
+      const i = this.constrained[j]!;
+      if (this.active[i]) this.constrained[kept++] = i;
+    }
+    return kept;
+  }
 
   /**
    * Coulomb friction of the last constraint forces λ: on v₊ = base + c s, up to μ ι λ / m of the

@@ -18,6 +18,7 @@ import {
 } from './implicit-passes.ts';
 import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
 import type { CpuContacts } from './contacts.ts';
+import { RELEASE_NOW_FRACTION } from '../../model/colliders.ts';
 import type { CpuSelfContact } from './self-contact.ts';
 
 type ImplicitOp = Extract<
@@ -54,6 +55,8 @@ export class CpuImplicitOps {
   private firstResidual2 = 0;
   /** The system of the last solve (for its contact forces). */
   private lastSystem: SystemCoefficients | null = null;
+  /** The last solve's reference ‖·‖² (a resumed solve measures against it). */
+  private lastReference = 0;
 
   constructor(
     private readonly model: Model,
@@ -85,7 +88,7 @@ export class CpuImplicitOps {
       case 'rhs':
         return assembleRhs(this.model, this.states, op.coefficients(h), v(op.v), v(op.a), v(op.extra), v(op.to));
       case 'solve':
-        return this.solve(v(op.rhs), v(op.to), op.system(h));
+        return this.solve(v(op.rhs), v(op.to), op.system(h), op.resume === true);
       case 'measure':
         for (const [quantity, name] of Object.entries(op.quantities)) {
           const u = v(name);
@@ -103,7 +106,7 @@ export class CpuImplicitOps {
         return this.contacts!.filter(v(op.vector), v(op.from ?? op.vector));
       case 'contactForces': {
         const [c, impulse] = [coefficientAt(op.scale, h), coefficientAt(op.impulse, h)];
-        return this.contactForces(v(op.solution), v(op.rhs), v(op.base), v(op.x), c, impulse, op.friction);
+        return this.contactForces(v(op.solution), v(op.rhs), v(op.base), v(op.x), c, impulse, op.friction, op.release === true); // prettier-ignore
       }
       case 'contactFriction':
         return this.contacts!.friction(v(op.solution), v(op.base), v(op.x), coefficientAt(op.scale, h), coefficientAt(op.impulse, h)); // prettier-ignore
@@ -119,18 +122,24 @@ export class CpuImplicitOps {
     c: number,
     impulse: number,
     friction: boolean,
+    release: boolean,
   ): void {
     if (!this.work.constraints || !this.lastSystem) return;
-    const { product: q, residual: r } = this.work;
+    const q = this.work.product;
     systemProduct(this.model, this.states, this.lastSystem, solution, q);
-    for (let j = 0; j < r.length; j++) r[j] = q[j]! - b[j]!;
-    this.contacts!.respond(r, solution, base, x, c, impulse, friction);
-    this.work.constraints = null;
+    this.contacts!.respond(q, b, solution, base, x, c, impulse, friction, release ? { margin: RELEASE_NOW_FRACTION, residual: this.work.residual } : undefined); // prettier-ignore
+    // Released at once: the resumed solve runs with the contacts left.
+    if (!release) this.work.constraints = null;
   }
 
-  private solve(b: RealArray, x: RealArray, system: SystemCoefficients): void {
+  /** A solve, or with `resume` the last one continued from x to its reference (program.ts). */
+  private solve(b: RealArray, x: RealArray, system: SystemCoefficients, resume: boolean): void {
     this.lastSystem = system;
-    const result = solveLinear(this.model, this.states, system, this.options, b, x, this.work);
+    const reference = resume ? this.lastReference : undefined;
+    const result = solveLinear(this.model, this.states, system, this.options, b, x, this.work, reference);
+    this.lastReference = result.reference;
+    // A resumed solve with nothing to do (no contact released) is no solve.
+    if (resume && result.iterations === 0 && result.converged) return;
     const s = this.stats;
     s.linearSolves++;
     s.linearIterations += result.iterations;

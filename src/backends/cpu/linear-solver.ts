@@ -24,6 +24,8 @@ export interface LinearSolveResult {
   converged: boolean;
   /** CG met p·Ap ≤ 0: the matrix is not positive definite (e.g. an exact Jacobian under compression). */
   breakdown: boolean;
+  /** The squared norm the residual is measured against (‖b‖², or ‖S (b − A x₀)‖² when constrained). */
+  reference: number;
 }
 
 export interface SolverWorkspace {
@@ -83,6 +85,7 @@ export function solveLinear(
   b: RealArray,
   x: RealArray,
   work: SolverWorkspace,
+  resumeReference?: number,
 ): LinearSolveResult {
   const { residual: r, direction: p, product: q, preconditioned: z, inverseDiagonal, multigrid } = work;
   const usesDiagonal = options.solver === 'pcg' || options.solver === 'jacobi';
@@ -98,23 +101,33 @@ export function solveLinear(
     else applyPreconditioner(model, inverseDiagonal, usesDiagonal, from, to);
     S?.filter(to);
   };
-  if (S) S.start(x);
-  else if (!options.warmStart) x.fill(0);
+  // Resumed (contacts released after a solve: program.ts `solve`): from x as it is, against the
+  // reference of the solve it resumes.
+  const resumed = resumeReference !== undefined;
+  if (S && !resumed) S.start(x);
+  else if (!S && !options.warmStart && !resumed) x.fill(0);
   // The reference of the relative residual: ‖b‖, or ‖S (b − A x₀)‖ when constrained (below).
-  let bb = dot(b, b);
-  if (bb === 0 && !S) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
+  let bb = resumeReference ?? dot(b, b);
+  const done = (rr: number, iterations = 0) => ({ iterations, relativeResidual: bb > 0 ? Math.sqrt(rr / bb) : 0, converged: true, breakdown: false, reference: bb }); // prettier-ignore
+  if (bb === 0 && !S) return done(0);
 
-  if (options.solver === 'jacobi') return jacobiSolve(model, states, system, options.maxIterations, bb, options.tolerance, b, x, work); // prettier-ignore
+  if (options.solver === 'jacobi') return jacobiSolve(model, states, system, options.maxIterations, bb, options.tolerance, b, x, work, resumed); // prettier-ignore
 
-  // r₀ = S (b − A x₀) (x₀ = 0: r₀ = b).
-  if (S || options.warmStart) {
+  // r₀ = S (b − A x₀) (x₀ = 0: r₀ = b); resumed, the residual the resumed solve ended with, the
+  // released contacts' −λ n added back (contacts.ts `respond`).
+  if (resumed) {
+    // r as the resumed solve left it (filtered there but at the released contacts)
+  } else if (S || options.warmStart) {
     systemProduct(model, states, system, x, q);
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
     S?.filter(r);
   } else r.set(b);
   let rr = dot(r, r);
-  if (S) bb = rr; // constrained: relative to the first filtered residual (as the GPU's cg-init)
-  if (rr === 0) return { iterations: 0, relativeResidual: 0, converged: true, breakdown: false };
+  if (S && !resumed) bb = rr; // constrained: relative to the first filtered residual (as the GPU's cg-init)
+  // Resumed: done at once within the resumed solve's tolerance, else against the larger of its
+  // reference and r₀·r₀ (its reference may be 0: all of its residual filtered).
+  if (rr === 0 || (resumed && rr <= options.tolerance * options.tolerance * bb)) return done(rr);
+  if (resumed) bb = Math.max(bb, rr);
   const tolerance2 = options.tolerance * options.tolerance * bb;
   precondition(r, z);
   p.set(z);
@@ -124,7 +137,7 @@ export function solveLinear(
     S?.filter(q);
     const pq = dot(p, q);
     if (!(pq > 0))
-      return { iterations: k - 1, relativeResidual: Math.sqrt(rr / bb), converged: false, breakdown: true };
+      return { iterations: k - 1, relativeResidual: Math.sqrt(rr / bb), converged: false, breakdown: true, reference: bb }; // prettier-ignore
     const alpha = rz / pq;
     for (let j = 0; j < x.length; j++) {
       x[j] = x[j]! + alpha * p[j]!;
@@ -133,8 +146,7 @@ export function solveLinear(
     precondition(r, z);
     const rzNext = dot(r, z);
     rr = dot(r, r);
-    if (rr <= tolerance2)
-      return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false };
+    if (rr <= tolerance2) return done(rr, k);
     const beta = rzNext / rz;
     rz = rzNext;
     for (let j = 0; j < p.length; j++) p[j] = z[j]! + beta * p[j]!;
@@ -144,6 +156,7 @@ export function solveLinear(
     relativeResidual: Math.sqrt(rr / bb),
     converged: false,
     breakdown: false,
+    reference: bb,
   };
 }
 
@@ -158,6 +171,7 @@ function jacobiSolve(
   b: RealArray,
   x: RealArray,
   work: SolverWorkspace,
+  resumed: boolean,
 ): LinearSolveResult {
   const { residual: r, product: q, preconditioned: z, inverseDiagonal } = work;
   const S = work.constraints ?? null;
@@ -167,18 +181,21 @@ function jacobiSolve(
     for (let j = 0; j < r.length; j++) r[j] = b[j]! - q[j]!;
     S?.filter(r);
     rr = dot(r, r);
-    if (k === 1 && S) bb = rr;
+    if (k === 1 && S && !resumed) bb = rr;
+    if (k === 1 && resumed && rr <= tolerance * tolerance * bb) return { iterations: 0, relativeResidual: bb > 0 ? Math.sqrt(rr / bb) : 0, converged: true, breakdown: false, reference: bb }; // prettier-ignore
+    if (k === 1 && resumed) bb = Math.max(bb, rr);
     const tolerance2 = tolerance * tolerance * bb;
     if (!Number.isFinite(rr)) break; // NaN or Inf cannot recover: unconverged, as on the GPU
     applyPreconditioner(model, inverseDiagonal, true, r, z);
     S?.filter(z);
     for (let j = 0; j < x.length; j++) x[j] = x[j]! + z[j]!;
-    if (rr <= tolerance2) return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false }; // prettier-ignore
+    if (rr <= tolerance2) return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false, reference: bb }; // prettier-ignore
   }
   return {
     iterations: maxIterations,
     relativeResidual: Math.sqrt(rr / bb),
     converged: false,
     breakdown: false,
+    reference: bb,
   };
 }

@@ -11,6 +11,7 @@
 import {
   COLLIDER_SHAPES,
   RECEDING_ROUNDING,
+  RELEASE_NOW_FRACTION,
   SURFACE_SLACK,
   type ResolvedCollider,
 } from '../../model/colliders.ts';
@@ -114,7 +115,8 @@ export class GpuContacts {
   ): Dispatch {
     const ref = (name: string): number => this.x.reference(name, heads);
     const [rhsRef, mode] = op.op === 'contactForces' ? [ref(op.rhs), op.friction ? 0 : 1] : [0, 2];
-    const constants = { xRef: ref(op.x), vRef: ref(op.base), solutionRef: ref(op.solution), rhsRef, productRef, mode, surfaceSlack: SURFACE_SLACK }; // prettier-ignore
+    const release = op.op === 'contactForces' && op.release ? 1 : 0;
+    const constants = { xRef: ref(op.x), vRef: ref(op.base), solutionRef: ref(op.solution), rhsRef, productRef, mode, surfaceSlack: SURFACE_SLACK, release, releaseMargin: RELEASE_NOW_FRACTION, residualRef: this.x.reference('cg.r') }; // prettier-ignore
     const uniform = this.x.uniform('contactRespond', 'RespondOp', (h) => ({ scale: coefficientAt(op.scale, h), impulse: coefficientAt(op.impulse, h) }), true); // prettier-ignore
     return this.x.dispatch('contactRespond', 'contactRespond', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }

@@ -200,7 +200,7 @@ export class GpuImplicitOps {
         return;
       }
       case 'solve':
-        append(out, this.solve(ref(op.rhs), ref(op.to), op.system));
+        append(out, this.solve(ref(op.rhs), ref(op.to), op.system, op.resume === true));
         return;
       case 'measure': {
         const entries = Object.entries(op.quantities);
@@ -220,8 +220,9 @@ export class GpuImplicitOps {
         return;
       case 'contacts':
       case 'contactForces': {
-        // `contacts` constrains the next solve; `contactForces` needs A Δv with the last one's system.
-        this.constrainNext = op.op === 'contacts';
+        // `contacts` constrains the next solve (and `contactForces` with `release` the resumed
+        // one); `contactForces` needs A Δv with the last one's system.
+        this.constrainNext = op.op === 'contacts' || op.release === true;
         // contactForces' A Δv comes first in its list: bending's part of it follows it.
         let bent: Dispatch[] = [];
         const product = (inputRef: number, productRef: number): Dispatch => {
@@ -245,27 +246,28 @@ export class GpuImplicitOps {
    * diagonal (pcg), the start, w = A u with the reduction, CG_FIRST, then per iteration the
    * vector step, w = A u with the reduction, CG_NEXT — three dispatches, the first two indirect on
    * cgGroups (zeroed when the solve is done), a checkpoint every `checkEvery` iterations, then the
-   * solve's totals.
+   * solve's totals. `resume` (program.ts): the last solve continued, its blocks and diagonal kept.
    */
-  solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients): Compiled[] {
+  // prettier-ignore
+  solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients, resume = false): Compiled[] {
     const o = this.options;
     const solver = this.solverParams(system);
     this.lastSolver = solver;
     const constrained = this.constrainNext ? 1 : 0;
-    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver, constrained);
+    if (this.multigrid) return this.multigridSolve(rhsRef, solutionRef, solver, constrained, resume);
     const v = this.solverVectors();
-    const list: Compiled[] = [this.kernel('systemBlocks', 'springs', {}, { solver })];
-    if (o.solver !== 'cg') list.push(...this.rankOneDiagonal(solver), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending || this.x.selfContact ? 1 : 0 }, { solver })); // prettier-ignore
-    list.push(...this.start(rhsRef, solutionRef, solver, constrained));
+    const list: Compiled[] = resume ? [] : [this.kernel('systemBlocks', 'springs', {}, { solver })];
+    if (o.solver !== 'cg' && !resume) list.push(...this.rankOneDiagonal(solver), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending || this.x.selfContact ? 1 : 0 }, { solver })); // prettier-ignore
+    list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume));
     if (o.solver === 'jacobi') {
       const iteration = indirectBy([...this.product({ inputRef: solutionRef, productRef: v.w }, solver), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
-      return this.iterate(list, iteration);
+      return this.iterate(list, iteration, resume);
     }
     // Constrained: w = S A u (the reduction's u·A u is the same, u being filtered).
     const product = [...this.product({ inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, solver), ...this.filtered(v.w, constrained)]; // prettier-ignore
     list.push(...indirectBy(product, { particles: this.counts.cg }), this.firstCheck(constrained));
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: v.u, constrained }, { solver }); // prettier-ignore
-    return this.iterate(list, [...indirectBy([step, ...product], { particles: this.counts.cg }), this.scalars('CG_NEXT')]); // prettier-ignore
+    return this.iterate(list, [...indirectBy([step, ...product], { particles: this.counts.cg }), this.scalars('CG_NEXT')], resume); // prettier-ignore
   }
 
   /** q = A p by system-product.wgsl (refs: inputRef p, productRef q, …), then bending's part of A p. */
@@ -294,14 +296,14 @@ export class GpuImplicitOps {
   }
 
   /** `list`, then `iteration` maxIterations times with the checkpoints, then the totals. */
-  private iterate(list: Compiled[], iteration: readonly Compiled[]): Compiled[] {
+  private iterate(list: Compiled[], iteration: readonly Compiled[], resume = false): Compiled[] {
     const max = this.options.maxIterations;
     for (let k = 1; k <= max; k++) {
       append(list, iteration);
       if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < max)
         list.push({ kind: 'checkpoint', at: this.counts.cg, until: 'solveEnd' });
     }
-    list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END'));
+    list.push({ kind: 'label', id: 'solveEnd' }, this.scalars('SOLVE_END', [resume ? 1 : 0, 0, 0, 0]));
     return list;
   }
 
@@ -313,13 +315,15 @@ export class GpuImplicitOps {
 
   /**
    * x = 0 and r = b, or with warm starts x kept and r = b − A x (the product first); u = P⁻¹ r;
-   * CG_START (b·b) starts the solve unless b = 0.
+   * CG_START (b·b) starts the solve unless b = 0; resumed, unless r is within the last solve's
+   * tolerance.
    */
-  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer, constrained = 0): Compiled[] {
+  // prettier-ignore
+  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer, constrained = 0, resume = false): Compiled[] {
     const v = this.solverVectors();
     const warm = this.options.warmStart || constrained === 1;
-    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained }, { solver }); // prettier-ignore
-    return [...(warm ? this.product({ inputRef: solutionRef, productRef: v.w }, solver) : []), init, this.scalars('CG_START')]; // prettier-ignore
+    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained, resume: resume ? 1 : 0 }, { solver }); // prettier-ignore
+    return [...(warm && !resume ? this.product({ inputRef: solutionRef, productRef: v.w }, solver) : []), init, this.scalars('CG_START', [resume ? 1 : 0, 0, 0, 0])]; // prettier-ignore
   }
 
   /**
@@ -333,6 +337,7 @@ export class GpuImplicitOps {
     solutionRef: number,
     solver: GPUBuffer,
     constrained: number,
+    resume: boolean,
   ): Compiled[] {
     const mg = this.multigrid!;
     const v = this.solverVectors();
@@ -342,18 +347,17 @@ export class GpuImplicitOps {
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
     const product = [mg.product(cycle.z, v.w, v.r), ...this.rankOneProduct(solver, cycle.z, v.w), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
+    // Resumed, the levels and blocks the solve it resumes made are kept.
     const list: Compiled[] = [
-      ...mg.assemble(solver, this.bound['particleMass']!, this.springStates),
+      ...(resume ? [] : mg.assemble(solver, this.bound['particleMass']!, this.springStates)),
       // A warm start's (or a constrained start's) A x₀ is system-product.wgsl's, which reads the
       // blocks per incidence entry, as does the contact forces' A Δv after the solve.
-      ...(this.options.warmStart || constrained
-        ? [this.kernel('systemBlocks', 'springs', {}, { solver })]
-        : []),
-      ...this.start(rhsRef, solutionRef, solver, constrained),
+      ...((this.options.warmStart || constrained) && !resume ? [this.kernel('systemBlocks', 'springs', {}, { solver })] : []), // prettier-ignore
+      ...this.start(rhsRef, solutionRef, solver, constrained, resume),
       ...indirectBy([...preconditioned, ...product], cg),
       this.firstCheck(constrained),
     ];
-    return this.iterate(list, [...indirectBy([step, ...preconditioned, ...product], cg), this.scalars('CG_NEXT')]); // prettier-ignore
+    return this.iterate(list, [...indirectBy([step, ...preconditioned, ...product], cg), this.scalars('CG_NEXT')], resume); // prettier-ignore
   }
 
   /**
