@@ -913,7 +913,7 @@ async function positionsW(device: GPUDevice, buffer: GPUBuffer, n: number): Prom
   return undefined;
 }
 
-async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run> {
+async function run(c: QuickCase, backend: Record<string, unknown>, advance = false): Promise<Run> {
   const model = modelOf(c);
   const options = { ...c.options, ...(backend['backend'] === 'webgpu' ? c.gpuOptions : {}), ...backend };
   if (c.kind === 'fixed') {
@@ -923,7 +923,8 @@ async function run(c: QuickCase, backend: Record<string, unknown>): Promise<Run>
       const arena = device && arenaOf(sim);
       if (device && arena) fillPadding(device, arena, model.particleCount);
       for (const { index, pose } of c.poses ?? []) sim.setColliderPose!(index, pose);
-      sim.step(c.steps);
+      if (advance && sim instanceof WebGpuImplicitSimulation) await sim.advance(c.steps);
+      else sim.step(c.steps);
       const out: Run = { state: await sim.readState(), stats: await sim.readSolverStats() };
       const change = device && arena ? await paddingChange(device, arena, model.particleCount) : undefined;
       // The positions buffer keeps w = 1: render pipelines draw from it as it is (program-vectors.wgsl).
@@ -1574,9 +1575,12 @@ async function twoIterations(
 
 /**
  * Runs `c` on `device` (borrowed) and on the CPU (float32) inside error scopes; returns the
- * reasons it fails, empty when it passes.
+ * reasons it fails, empty when it passes. `advance`: an implicit fixed-step GPU run steps through
+ * advance(), which skips what is left of its converged Newton and CG loops and ends bit-identically
+ * to step() (test/gpu-cg-dispatches.test.ts), instead of step(), which encodes every iteration up
+ * to the caps (test/gpu-kernels-quick.test.ts; the WGSL mutator keeps step()).
  */
-export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<string[]> {
+export async function checkQuickCase(device: GPUDevice, c: QuickCase, advance = false): Promise<string[]> {
   const filters: GPUErrorFilter[] = ['validation', 'internal', 'out-of-memory'];
   if (c.kind === 'kernel') {
     for (const filter of filters) device.pushErrorScope(filter);
@@ -1604,7 +1608,7 @@ export async function checkQuickCase(device: GPUDevice, c: QuickCase): Promise<s
     // 32 threads a workgroup on the fixed-step paths: two workgroups of particles, so that the
     // reductions combine more than one partial (adaptive runs take the default, 64).
     const backend = { backend: 'webgpu', device, ...(c.kind === 'fixed' ? { workgroupSize: 32 } : {}) };
-    ({ state: gpu, stats: gpuStats, steps: gpuSteps, padding } = await run(c, backend));
+    ({ state: gpu, stats: gpuStats, steps: gpuSteps, padding } = await run(c, backend, advance));
   } catch (error) {
     failures.push(`GPU run threw: ${error instanceof Error ? error.message : String(error)}`);
   }
