@@ -65,7 +65,8 @@ test.each([
   ['symplectic-euler', 1e-4, undefined, 0.0002, 0.1, 1e-5],
   ['implicit-euler', 1 / 60, 'pcg', 0, 1, 1e-4],
   ['implicit-euler', 1 / 60, 'pcg', 0.002, 1, 1e-4],
-  ['implicit-euler', 1 / 60, 'cg', 0, 1, 1e-4],
+  // Plain CG with bending (the same product with the hinges as pcg's, without the hinge diagonal):
+  // test/helpers/wgsl-quick-cases.ts's 'implicit-euler cg bending' (test/gpu-kernels-quick.test.ts).
   ['implicit-euler', 1 / 60, 'multigrid', 0, 1, 1e-4],
   ['backward-euler', 1 / 60, 'pcg', 0, 0.5, 1e-4],
   ['newmark', 1 / 60, 'pcg', 0, 0.5, 1e-4],
