@@ -58,14 +58,18 @@ afterAll(async () => {
   }
 });
 
-/** Opens `path` at 800 × 600; page errors and console errors are collected in `errors`. */
+/**
+ * Opens `path` at 400 × 300 unless told otherwise (SwiftShader draws a quarter of 800 × 600's
+ * pixels; the pixel checks are fractions of the canvas); page errors and console errors are
+ * collected in `errors`.
+ */
 async function open(
   path: string,
   options: { withoutWebGpu?: boolean; width?: number; height?: number } = {},
 ): Promise<{ page: Page; errors: string[] }> {
   const page = await browser!.newPage();
   await page.setCacheEnabled(false);
-  await page.setViewport({ width: options.width ?? 800, height: options.height ?? 600 });
+  await page.setViewport({ width: options.width ?? 400, height: options.height ?? 300 });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
   page.on('console', (message) => {
@@ -162,8 +166,10 @@ test('the cloth demo draws a lit cloth that moves, with no WebGPU or console err
  * middle particle; returns the page, the pointer's place and what the page holds.
  */
 async function grabMiddle(substeps: number) {
+  // 800 × 600: the pointer moves below are in pixels of this viewport.
   const { page, errors } = await open(
     `/examples/cloth/?size=32&dt=0.0166667&substeps=${substeps}&maxIterations=40`,
+    { width: 800, height: 600 },
   );
   await waitForFrames(page, errors, 3);
   // The demo reads positions back for picking a few times a second; take a particle mid-cloth.
