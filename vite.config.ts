@@ -1,5 +1,6 @@
 /// <reference types="vitest/config" />
 import { defineConfig, type Plugin } from 'vite';
+import { HeavyFirstSequencer } from './test/setup/heavy-first.ts';
 
 /** dist/weft.cjs, where `require('weft-sim')` lands (package.json's `require` condition). */
 function esmOnly(): Plugin {
@@ -91,5 +92,7 @@ export default defineConfig(({ command, mode }) => ({
     // Two files at a time on CI's 2 cores: most of a GPU file's time is one thread (SwiftShader's
     // pipeline compiles, JavaScript, a browser waiting for frames).
     maxWorkers: 2,
+    // The GPU suites whose few lines hide long runs start first (test/setup/heavy-first.ts).
+    sequence: { sequencer: HeavyFirstSequencer },
   },
 }));
