@@ -5,7 +5,7 @@
  * here).
  *
  * Smaller than the CPU's 24², to fit SwiftShader: 12² (2 cm cells) for the same 180 steps (3 s, a
- * relative turn of 360°); 37 s at quiet load, ~2 minutes on a loaded 2-core VM. It still winds
+ * relative turn of 360°); ~65 s on a loaded 2-core VM (the GPU through advance()). It still winds
  * into contact: the middle meets itself from step ~75 (150°; the 24²'s from step ~63), and the GPU
  * lists pairs at every 10th step from step 80 (up to ~800), truncates up to ~40 moves a step, and
  * undoes moves with pairs frozen from step 110, as the CPU does.
