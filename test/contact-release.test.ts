@@ -19,17 +19,30 @@ const THICKNESS = 0.01;
 /** The floor's contact surface, y (m): the plane y = 0 plus the thickness. */
 const SURFACE = THICKNESS;
 
-function anchoredParticle(): Model {
+/** One particle at height y (m, moving at vy) on a spring to a fixed anchor straight above or below it, over the floor. */
+function particleOnSpring(o: { y: number; vy: number; mass: number; anchorY: number; stiffness: number; rest: number; friction: number }): Model {
   return createModel({
-    positions: [0, SURFACE - 0.018, 0, 0, SURFACE - 0.005, 0],
-    velocities: [0, -1.09, 0, 0, 0, 0],
-    masses: [0.3 / 1024, 1],
+    positions: [0, o.y, 0, 0, o.anchorY, 0],
+    velocities: [0, o.vy, 0, 0, 0, 0],
+    masses: [o.mass, 1],
     fixed: [1],
     springPairs: [0, 1],
-    springStiffness: 100,
-    springRestLengths: [0.001],
-    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0, thickness: THICKNESS }],
+    springStiffness: o.stiffness,
+    springRestLengths: [o.rest],
+    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: o.friction, thickness: THICKNESS }],
   });
+} // prettier-ignore
+
+const anchoredParticle = (): Model =>
+  particleOnSpring({ y: SURFACE - 0.018, vy: -1.09, mass: 0.3 / 1024, anchorY: SURFACE - 0.005, stiffness: 100, rest: 0.001, friction: 0 }); // prettier-ignore
+
+/** `model` under `integrator` at 1/60 s, CG to 1e-6, on `backend`. */
+function simulate(
+  model: Model,
+  integrator: 'implicit-euler' | 'newmark' | 'backward-euler',
+  backend: 'cpu' | 'webgpu',
+) {
+  return createSimulation(model, { integrator, dt: 1 / 60, solver: 'cg', tolerance: 1e-6, ...(backend === 'webgpu' ? { backend, device: node.runner() } : { backend }) }); // prettier-ignore
 }
 
 // Implicit Euler takes λ once, where the particle was: without the rule it falls back in on both
@@ -45,13 +58,7 @@ const CASES = [
 test.each(CASES.filter(([, backend]) => BACKENDS.includes(backend)))(
   '%s, %s: a particle pushed out of a floor stays on it, though its spring pushed outwards where it was',
   async (integrator, backend) => {
-    const sim = await createSimulation(anchoredParticle(), {
-      integrator,
-      dt: 1 / 60,
-      solver: 'cg',
-      tolerance: 1e-6,
-      ...(backend === 'webgpu' ? { backend, device: node.runner() } : { backend }),
-    });
+    const sim = await simulate(anchoredParticle(), integrator, backend);
     try {
       const heights: number[] = [];
       for (let step = 0; step < 20; step++) {
@@ -118,19 +125,9 @@ test('backward Euler, cpu: a particle behind a floor is moved onto it once, what
  */
 const HOVER = 0.002;
 function hangingParticle(): Model {
-  const [m, k, rest] = [0.01, 10, 0.05];
+  const [mass, stiffness, rest] = [0.01, 10, 0.05];
   const y = SURFACE + HOVER;
-  return createModel({
-    positions: [0, y, 0, 0, y + rest + (m * 9.81) / k, 0],
-    velocities: [0, 0, 0, 0, 0, 0],
-    masses: [m, 1],
-    fixed: [1],
-    springPairs: [0, 1],
-    springStiffness: k,
-    springRestLengths: [rest],
-    gravity: [0, -9.81, 0],
-    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5, thickness: THICKNESS }],
-  });
+  return particleOnSpring({ y, vy: 0, mass, anchorY: y + rest + (mass * 9.81) / stiffness, stiffness, rest, friction: 0.5 }); // prettier-ignore
 }
 
 const HOVER_CASES = [
@@ -144,13 +141,7 @@ test.each(HOVER_CASES.filter(([, backend]) => BACKENDS.includes(backend)))(
   '%s, %s: a particle hanging 2 mm above a floor stays there (a contact that pulls is released within its step)',
   async (integrator, backend) => {
     const model = hangingParticle();
-    const sim = await createSimulation(model, {
-      integrator,
-      dt: 1 / 60,
-      solver: 'cg',
-      tolerance: 1e-6,
-      ...(backend === 'webgpu' ? { backend, device: node.runner() } : { backend }),
-    });
+    const sim = await simulate(model, integrator, backend);
     try {
       const bound = backend === 'cpu' ? 1e-9 : 1e-6;
       for (let step = 1; step <= 12; step++) {
