@@ -702,7 +702,13 @@ describe('iteration counts and converged flags (tolerance 1e-6)', () => {
   test.each(SOLVERS.map((s) => [s.label, s] as const))('%s: b = 0 gives x = 0 in 0 iterations', (_l, s) => {
     const net = NETWORKS[0]!;
     const { result, x } = run(net, s, 10, 1e-6, new Float64Array(net.b.length));
-    expect(result).toEqual({ iterations: 0, relativeResidual: 0, converged: true, breakdown: false, reference: 0 });
+    expect(result).toEqual({
+      iterations: 0,
+      relativeResidual: 0,
+      converged: true,
+      breakdown: false,
+      reference: 0,
+    });
     expect(x.every((v) => v === 0)).toBe(true);
   });
 });
