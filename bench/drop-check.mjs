@@ -12,9 +12,8 @@
 //   triangle–triangle test of src/model/self-intersection.ts, float64 over the positions);
 // - the cloth rests: over the resting part its particles move less than --rest-move (m, rms over
 //   the particles of |x(end) − x(start)|) and its centre of mass less than --rest-drift (m) — it
-//   keeps its shape and place (the particles' rms speed is printed, not asserted: contacts that
-//   pull a particle resting a few mm above the sphere onto it at −gap/h and release it keep a few
-//   particles moving at ~g h, 0.16 m/s, see the README);
+//   keeps its shape and place (the particles' rms speed is printed, not asserted: a few edge
+//   particles still move at up to 0.15 m/s at moments, see the README);
 // - its energy does not grow there: the least-squares trend of E = kinetic + springs + gravity +
 //   the self-contact pairs' ½ k (r − d)², times the resting part's length, is at most --drift
 //   (a fraction) of the energy the drop released, E(0) − E(start of the resting part);
