@@ -119,6 +119,8 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
           control.unconvergedSolves += 1u;
         }
       }
+      // A resumed solve's loop is shorter than maxIterations: it may end still running.
+      setSolving(false);
     }
     case NEWTON_BEGIN: {
       control.newtonIteration = 0u;

@@ -86,6 +86,16 @@ import type { IntegratorName } from './catalog.ts';
 import { INTEGRATORS } from './catalog.ts';
 import type { Coefficient, Op, Program } from './program.ts';
 
+/**
+ * The most iterations a resumed solve (contacts released within the step, RELEASE_NOW above) runs:
+ * a quarter of the solve's own, 50 at the default 200. What it solves is the released contacts'
+ * residual, and on WebGPU every iteration is encoded whether it runs or not (a multigrid one is
+ * ~20 dispatches). One that stops there is counted unconverged.
+ */
+export function resumedIterations(maxIterations: number): number {
+  return Math.max(1, Math.ceil(maxIterations / 4));
+}
+
 /** Throws when colliders cannot be used with this integrator on this backend, naming why. */
 export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu', solver?: unknown): void {
   if (colliderCount === 0) return;

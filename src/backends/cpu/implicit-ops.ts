@@ -19,6 +19,7 @@ import {
 import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solver.ts';
 import type { CpuContacts } from './contacts.ts';
 import { RELEASE_NOW_FRACTION } from '../../model/colliders.ts';
+import { resumedIterations } from '../../integrators/contact-programs.ts';
 import type { CpuSelfContact } from './self-contact.ts';
 
 type ImplicitOp = Extract<
@@ -136,7 +137,8 @@ export class CpuImplicitOps {
   private solve(b: RealArray, x: RealArray, system: SystemCoefficients, resume: boolean): void {
     this.lastSystem = system;
     const reference = resume ? this.lastReference : undefined;
-    const result = solveLinear(this.model, this.states, system, this.options, b, x, this.work, reference);
+    const options = resume ? { ...this.options, maxIterations: resumedIterations(this.options.maxIterations) } : this.options; // prettier-ignore
+    const result = solveLinear(this.model, this.states, system, options, b, x, this.work, reference);
     this.lastReference = result.reference;
     // A resumed solve with nothing to do (no contact released) is no solve.
     if (resume && result.iterations === 0 && result.converged) return;

@@ -8,6 +8,7 @@
  */
 import type { ResolvedImplicitOptions } from '../../integrators/implicit-options.ts';
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
+import { resumedIterations } from '../../integrators/contact-programs.ts';
 import { flatOps, type NewtonQuantity, type Op, type Program } from '../../integrators/program.ts';
 import type { Compiled, Dispatch, ExecutorServices, IndirectArguments } from './dispatch.ts';
 import { append, indirectBy } from './dispatch.ts';
@@ -297,7 +298,7 @@ export class GpuImplicitOps {
 
   /** `list`, then `iteration` maxIterations times with the checkpoints, then the totals. */
   private iterate(list: Compiled[], iteration: readonly Compiled[], resume = false): Compiled[] {
-    const max = this.options.maxIterations;
+    const max = resume ? resumedIterations(this.options.maxIterations) : this.options.maxIterations;
     for (let k = 1; k <= max; k++) {
       append(list, iteration);
       if (this.checkEvery > 0 && k % this.checkEvery === 0 && k < max)
