@@ -2,6 +2,9 @@
 import { defineConfig, type Plugin } from 'vite';
 import { HeavyFirstSequencer } from './test/setup/heavy-first.ts';
 
+/** Test files run by `npm run test:long`, not `npm test`. */
+const LONG_GPU_SCENES = ['test/gpu-bending.test.ts', 'test/gpu-cloth-twist.test.ts'];
+
 /** dist/weft.cjs, where `require('weft-sim')` lands (package.json's `require` condition). */
 function esmOnly(): Plugin {
   const message =
@@ -89,6 +92,10 @@ export default defineConfig(({ command, mode }) => ({
     // Node's WebGPU: what `import 'weft-sim'` in Node gets (src/node.ts registers Dawn).
     setupFiles: ['test/setup/node-entry.ts'],
     include: ['test/**/*.test.ts'],
+    // Long GPU scene runs, in `npm run test:long` only (WEFT_LONG=1): their kernels stay checked
+    // against the CPU in `npm test` by gpu-kernels-quick's bending cases and the gpu-self-contact*
+    // suites; these add a 180-step ClothTwist and bending strips under every solver (~6 min here).
+    exclude: process.env['WEFT_LONG'] === '1' ? [] : LONG_GPU_SCENES,
     // Two files at a time on CI's 2 cores: most of a GPU file's time is one thread (SwiftShader's
     // pipeline compiles, JavaScript, a browser waiting for frames).
     maxWorkers: 2,
