@@ -83,7 +83,7 @@ export type { SolverWorkspace } from './backends/cpu/linear-solver.ts';
 export type { RealArray } from './backends/common/stepper.ts';
 export { kernels, type KernelName } from './backends/webgpu/kernels.ts';
 export { structBytes } from './backends/webgpu/layout.ts';
-export { scalarConstant } from './backends/webgpu/implicit-ops.ts';
+export { scalarConstant } from './backends/webgpu/solver-control.ts';
 export { CpuProgramStepper } from './backends/cpu/program-stepper.ts';
 export { WebGpuProgramStepper } from './backends/webgpu/program-stepper.ts';
 export {

@@ -15,17 +15,10 @@ import { append, indirectBy } from './dispatch.ts';
 import { dispatchSize, incidenceWithOthers, VEC4_BYTES } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { GpuMultigrid } from './multigrid-ops.ts';
-import { mapSolverControl, type GpuSolverTotals } from './solver-control.ts';
+import { mapSolverControl, scalarConstant, type GpuSolverTotals } from './solver-control.ts';
 
 /** f32 cannot resolve relative residuals much below this (GPU-NOTES.md). */
 export const FLOAT32_TOLERANCE_FLOOR = 1e-6;
-
-/** A value of solver-scalars.wgsl's `const NAME: u32 = …u;` (e.g. CG_START), read from its source. */
-export function scalarConstant(name: string): number {
-  const value = kernels().solverScalars.constants.get(name);
-  if (value === undefined) throw new Error(`shaders/solver-scalars.wgsl declares no const ${name}`);
-  return value;
-}
 
 const QUANTITY_CONSTANT: Record<NewtonQuantity, string> = { residual: 'RESIDUAL', correction: 'CORRECTION', total: 'TOTAL', start: 'START', change: 'CHANGE' }; // prettier-ignore
 

@@ -3,6 +3,13 @@ import type { SolverStats } from '../../integrators/implicit-options.ts';
 import { kernels } from './kernels.ts';
 import { mappedCopy } from './gpu-common.ts';
 
+/** A value of solver-scalars.wgsl's `const NAME: u32 = …u;` (e.g. CG_START), read from its source. */
+export function scalarConstant(name: string): number {
+  const value = kernels().solverScalars.constants.get(name);
+  if (value === undefined) throw new Error(`shaders/solver-scalars.wgsl declares no const ${name}`);
+  return value;
+}
+
 /** What GpuImplicitOps reports: a SolverStats without the step count, and the estimator's iterations. */
 export type GpuSolverTotals = Omit<SolverStats, 'steps'> & { estimatorIterations: number };
 
