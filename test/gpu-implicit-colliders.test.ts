@@ -26,6 +26,7 @@ import {
 } from '../src/index.ts';
 import { colliderDistance } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { shortOrLong } from './helpers/long-run.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { clothOnSphere, THICKNESS } from './helpers/cloth-on-sphere.ts';
 import { collapsingCloth } from './helpers/self-contact-scenes.ts';
@@ -128,7 +129,8 @@ describe.each(['newmark', 'backward-euler'] as const)('%s', (integrator) => {
       // backend releases some of them and holds others, 5 mm apart after that step; so step 11.
       // Through advance(), which reads the solver's progress back every 8 iterations and skips
       // the rest (bit-identical to step(): test/gpu-cg-dispatches.test.ts).
-      const [steps, end] = [11, 24];
+      // Then to step 16 (24 under npm run test:long): nine steps of contacts after the first.
+      const [steps, end] = [11, shortOrLong(16, 24)];
       await gpu.advance(steps);
       cpu.step(steps);
       const [g, c] = [await gpu.readState(), await cpu.readState()];
@@ -140,7 +142,7 @@ describe.each(['newmark', 'backward-euler'] as const)('%s', (integrator) => {
       const late = await gpu.readState();
       // Backward Euler's Newton loop keeps a contact's force λ n in b − A x₀ while the residual
       // across n falls: a contact filter that left ~6e-8 |λ| along n (one float32 projection) made
-      // 88 of the GPU's 168 solves in these 24 steps stop unconverged on p·Ap ≤ 0 (the CPU's: none).
+      // 88 of the GPU's 168 solves in 24 steps stop unconverged on p·Ap ≤ 0 (the CPU's: none).
       const solves = await expectConverged(gpu, cpu, `${integrator}, 8² cloth on a sphere, ${end} steps`);
       const closest = Math.min(...distances(model, late.positions));
       console.log(`${integrator}, 8² cloth on a sphere: fall ${drop.toFixed(3)} m at step ${steps}; after ${end} steps the GPU's closest particle ${closest.toExponential(4)} m; ${solves}`); // prettier-ignore
