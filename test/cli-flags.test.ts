@@ -59,7 +59,8 @@ async function library(scene: string, options: SimulationOptions, until: { steps
 
 const last = (o: Output) => o.frames.at(-1)!;
 
-describe('each solver flag has its effect, and equals the library with the same option', () => {
+// Each test runs CLI processes of its own and shares nothing: the tests run side by side.
+describe.concurrent('each solver flag has its effect, and equals the library with the same option', () => {
   test('--rayleigh-mass removes kinetic energy (symplectic Euler, spring, 2 s)', async () => {
     const base = ['run', SPRING, '--integrator', 'symplectic-euler', '--dt', '0.005', '--steps', '400'];
     const [free, damped] = [await ok(...base), await ok(...base, '--rayleigh-mass', '2')];
@@ -203,7 +204,8 @@ describe('each solver flag has its effect, and equals the library with the same 
  * iteration and the CLI's state equals the recursion to rounding (measured ≤ 8e-15; allowed 1e-10
  * m, m/s).
  */
-describe('each flag against a recursion written here', () => {
+// Each test runs CLI processes of its own and shares nothing: the tests run side by side.
+describe.concurrent('each flag against a recursion written here', () => {
   type Vec3 = [number, number, number];
   const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   /** single-spring.json: m = 0.5 kg, k = 50 N/m, L = 1 m, c = 0.3 N·s/m, g = −9.81 m/s² along y. */

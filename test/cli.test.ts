@@ -114,10 +114,11 @@ describe('weft run', () => {
     '%s: --backend webgpu agrees with --backend cpu --precision f32',
     async (integrator) => {
       const common = [CLOTH_SCENE, '--integrator', integrator, '--dt', '0.001', '--steps', '100'];
-      const [cpu, gpu] = [
-        await weft('run', ...common, '--precision', 'f32'),
-        await weft('run', ...common, '--backend', 'webgpu'),
-      ];
+      // The two runs are two processes: they run side by side.
+      const [cpu, gpu] = await Promise.all([
+        weft('run', ...common, '--precision', 'f32'),
+        weft('run', ...common, '--backend', 'webgpu'),
+      ]);
       expect(cpu.code, cpu.stderr).toBe(0);
       expect(gpu.code, gpu.stderr).toBe(0);
       const [a, b] = [JSON.parse(cpu.stdout) as Output, JSON.parse(gpu.stdout) as Output];
@@ -155,10 +156,11 @@ describe('weft run with the implicit integrators', () => {
         '--rayleigh-stiffness',
         '0.01',
       ];
-      const [cpu, gpu] = [
-        await weft('run', ...common, '--precision', 'f32'),
-        await weft('run', ...common, '--backend', 'webgpu'),
-      ];
+      // The two runs are two processes: they run side by side.
+      const [cpu, gpu] = await Promise.all([
+        weft('run', ...common, '--precision', 'f32'),
+        weft('run', ...common, '--backend', 'webgpu'),
+      ]);
       expect(cpu.code, cpu.stderr).toBe(0);
       expect(gpu.code, gpu.stderr).toBe(0);
       const [a, b] = [JSON.parse(cpu.stdout) as Output, JSON.parse(gpu.stdout) as Output];
@@ -185,7 +187,8 @@ describe('weft run with the implicit integrators', () => {
   );
 });
 
-describe('bad input: exit code 2 and one line naming the field, no stack trace', () => {
+// Each case is a process of its own that fails within its first second: they run side by side.
+describe.concurrent('bad input: exit code 2 and one line naming the field, no stack trace', () => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-cli-bad-'));
   const scene = (name: string, content: string): string => {
     const path = join(dir, name);
@@ -193,7 +196,7 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
     return path;
   };
   const good = ['--integrator', 'rk4', '--dt', '0.01', '--steps', '3'];
-  test.each([
+  test.for<[string, string[], RegExp]>([
     ['missing scene file', ['run', join(dir, 'nope.json'), ...good], /scene: cannot read/],
     ['invalid JSON', ['run', scene('bad.json', '{ "particles": '), ...good], /scene: .* not valid JSON/],
     [
@@ -329,7 +332,7 @@ describe('bad input: exit code 2 and one line naming the field, no stack trace',
       ],
       /--max-iterations: must be an integer ≥ 1/,
     ],
-  ])('%s', async (_name, args, message) => {
+  ])('%s', async ([, args, message], { expect }) => {
     const { code, stdout, stderr } = await weft(...args);
     expect(code).toBe(2);
     expect(stdout).toBe('');
@@ -495,10 +498,11 @@ describe('weft run with the adaptive and multistep integrators', () => {
       '--frames',
       '3',
     ];
-    const [cpu, gpu] = [
-      await weft('run', ...common, '--precision', 'f32'),
-      await weft('run', ...common, '--backend', 'webgpu'),
-    ];
+    // The two runs are two processes: they run side by side.
+    const [cpu, gpu] = await Promise.all([
+      weft('run', ...common, '--precision', 'f32'),
+      weft('run', ...common, '--backend', 'webgpu'),
+    ]);
     expect(cpu.code, cpu.stderr).toBe(0);
     expect(gpu.code, gpu.stderr).toBe(0);
     const [a, b] = [JSON.parse(cpu.stdout) as AdaptiveOutput, JSON.parse(gpu.stdout) as AdaptiveOutput];
@@ -561,7 +565,8 @@ describe('weft run with the adaptive and multistep integrators', () => {
     );
   });
 
-  test.each([
+  // Each case is a process of its own that fails within its first second: they run side by side.
+  test.concurrent.for<[string, string[], RegExp]>([
     ['rk45 without --t-end', ['--integrator', 'rk45'], /^weft: --t-end: is required/],
     [
       'rk4 with --t-end',
@@ -619,7 +624,7 @@ describe('weft run with the adaptive and multistep integrators', () => {
       ['--integrator', 'rk45', '--t-end', '0.1', '--frames', '0'],
       /^weft: --frames: must be an integer ≥ 1/,
     ],
-  ])('bad input, %s: exit code 2 and one line naming the field', async (_name, args, message) => {
+  ])('bad input, %s: exit code 2 and one line naming the field', async ([, args, message], { expect }) => {
     const { code, stdout, stderr } = await weft('run', SPRING_SCENE, ...args);
     expect(code).toBe(2);
     expect(stdout).toBe('');
