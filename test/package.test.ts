@@ -151,78 +151,91 @@ function expectBrowserClean(bundle: string): void {
 /** The browser bundle's budget, kB minified (measured 553 kB with self-collision's kernels). */
 const CHUNK_BUDGET_KB = 640;
 
-test('Vite bundles it for the browser with no warning, and the bundle steps on WebGPU', async () => {
-  const { build, createLogger } = await import('vite');
-  const warnings: string[] = [];
-  const logger = createLogger('silent');
-  logger.warn = (message) => void warnings.push(message);
-  logger.warnOnce = logger.warn;
-  const output = await build({
-    root: BROWSER_APP,
-    configFile: false,
-    customLogger: logger,
-    logLevel: 'warn',
-    // Relative URLs: the page is served from /vite/.
-    base: './',
-    build: {
-      outDir: join(BROWSER_APP, 'vite'),
-      rolldownOptions: { onwarn: (w) => void warnings.push(w.message) },
-      // Weft's minified bundle is past Vite's default 500 kB warning since self-collision's
-      // kernels (README "Installing"); the app raises it, and the size is held below that here.
-      chunkSizeWarningLimit: CHUNK_BUDGET_KB,
-    },
-  });
-  expect(warnings).toEqual([]);
-  const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));
-  const largest = Math.max(...chunks.map((chunk) => ('code' in chunk ? chunk.code.length : 0)));
-  console.log(`the app's largest chunk (Weft's): ${(largest / 1000).toFixed(0)} kB minified`);
-  expect(largest).toBeLessThan(CHUNK_BUDGET_KB * 1000);
-  expectBrowserClean(chunks.map((chunk) => ('code' in chunk ? chunk.code : '')).join('\n'));
-  expectOneGravityStep(await stepInChromium('vite/index.html'));
-});
-
-test('esbuild bundles it for the browser with no warning, and the bundle steps on WebGPU', async () => {
-  const esbuild = await import('esbuild');
-  const outfile = join(BROWSER_APP, 'esbuild', 'main.js');
-  const result = await esbuild.build({
-    entryPoints: [join(BROWSER_APP, 'main.js')],
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    outfile,
-    logLevel: 'silent',
-  });
-  expect(result.warnings.map((w) => w.text)).toEqual([]);
-  expectBrowserClean(readFileSync(outfile, 'utf8'));
-  writeFileSync(join(BROWSER_APP, 'esbuild', 'index.html'), PAGE('./main.js', true));
-  expectOneGravityStep(await stepInChromium('esbuild/index.html'));
-});
-
-test('webpack bundles it for the browser with no warning, and the bundle steps on WebGPU', async () => {
-  const { default: webpack } = await import('webpack');
-  const stats = await new Promise<Stats>((resolve, reject) =>
-    webpack(
-      {
-        mode: 'production',
-        target: 'web',
-        context: BROWSER_APP,
-        entry: './main.js',
-        output: { path: join(BROWSER_APP, 'webpack'), filename: 'main.js' },
-        // Weft bundles to ~400 kB minified (97 kB gzip; wgsl_reflect 222 kB of it, Weft with its
-        // WGSL kernels 178 kB), over webpack's 244 KiB advisory; an app sets its own budget. This
-        // one still fails a bundle that grows by half.
-        performance: { maxAssetSize: 600 * 1024, maxEntrypointSize: 600 * 1024 },
+// The three bundlers share nothing but the browser (a tab each) and write to folders of their own:
+// they run side by side, the others' builds within webpack's (the slowest, ~15 s on CI).
+test.concurrent(
+  'Vite bundles it for the browser with no warning, and the bundle steps on WebGPU',
+  async () => {
+    const { build, createLogger } = await import('vite');
+    const warnings: string[] = [];
+    const logger = createLogger('silent');
+    logger.warn = (message) => void warnings.push(message);
+    logger.warnOnce = logger.warn;
+    const output = await build({
+      root: BROWSER_APP,
+      configFile: false,
+      customLogger: logger,
+      logLevel: 'warn',
+      // Relative URLs: the page is served from /vite/.
+      base: './',
+      build: {
+        outDir: join(BROWSER_APP, 'vite'),
+        rolldownOptions: { onwarn: (w) => void warnings.push(w.message) },
+        // Weft's minified bundle is past Vite's default 500 kB warning since self-collision's
+        // kernels (README "Installing"); the app raises it, and the size is held below that here.
+        chunkSizeWarningLimit: CHUNK_BUDGET_KB,
       },
-      (error, result) => (error || !result ? reject(error ?? new Error('no stats')) : resolve(result)),
-    ),
-  );
-  const { warnings = [], errors = [] } = stats.toJson({ all: false, warnings: true, errors: true });
-  expect(errors.map((e) => e.message)).toEqual([]);
-  expect(warnings.map((w) => w.message)).toEqual([]);
-  expectBrowserClean(readFileSync(join(BROWSER_APP, 'webpack', 'main.js'), 'utf8'));
-  writeFileSync(join(BROWSER_APP, 'webpack', 'index.html'), PAGE('./main.js', false));
-  expectOneGravityStep(await stepInChromium('webpack/index.html'));
-});
+    });
+    expect(warnings).toEqual([]);
+    const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) =>
+      'output' in o ? o.output : [],
+    );
+    const largest = Math.max(...chunks.map((chunk) => ('code' in chunk ? chunk.code.length : 0)));
+    console.log(`the app's largest chunk (Weft's): ${(largest / 1000).toFixed(0)} kB minified`);
+    expect(largest).toBeLessThan(CHUNK_BUDGET_KB * 1000);
+    expectBrowserClean(chunks.map((chunk) => ('code' in chunk ? chunk.code : '')).join('\n'));
+    expectOneGravityStep(await stepInChromium('vite/index.html'));
+  },
+);
+
+test.concurrent(
+  'esbuild bundles it for the browser with no warning, and the bundle steps on WebGPU',
+  async () => {
+    const esbuild = await import('esbuild');
+    const outfile = join(BROWSER_APP, 'esbuild', 'main.js');
+    const result = await esbuild.build({
+      entryPoints: [join(BROWSER_APP, 'main.js')],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      outfile,
+      logLevel: 'silent',
+    });
+    expect(result.warnings.map((w) => w.text)).toEqual([]);
+    expectBrowserClean(readFileSync(outfile, 'utf8'));
+    writeFileSync(join(BROWSER_APP, 'esbuild', 'index.html'), PAGE('./main.js', true));
+    expectOneGravityStep(await stepInChromium('esbuild/index.html'));
+  },
+);
+
+test.concurrent(
+  'webpack bundles it for the browser with no warning, and the bundle steps on WebGPU',
+  async () => {
+    const { default: webpack } = await import('webpack');
+    const stats = await new Promise<Stats>((resolve, reject) =>
+      webpack(
+        {
+          mode: 'production',
+          target: 'web',
+          context: BROWSER_APP,
+          entry: './main.js',
+          output: { path: join(BROWSER_APP, 'webpack'), filename: 'main.js' },
+          // Weft bundles to ~400 kB minified (97 kB gzip; wgsl_reflect 222 kB of it, Weft with its
+          // WGSL kernels 178 kB), over webpack's 244 KiB advisory; an app sets its own budget. This
+          // one still fails a bundle that grows by half.
+          performance: { maxAssetSize: 600 * 1024, maxEntrypointSize: 600 * 1024 },
+        },
+        (error, result) => (error || !result ? reject(error ?? new Error('no stats')) : resolve(result)),
+      ),
+    );
+    const { warnings = [], errors = [] } = stats.toJson({ all: false, warnings: true, errors: true });
+    expect(errors.map((e) => e.message)).toEqual([]);
+    expect(warnings.map((w) => w.message)).toEqual([]);
+    expectBrowserClean(readFileSync(join(BROWSER_APP, 'webpack', 'main.js'), 'utf8'));
+    writeFileSync(join(BROWSER_APP, 'webpack', 'index.html'), PAGE('./main.js', false));
+    expectOneGravityStep(await stepInChromium('webpack/index.html'));
+  },
+);
 
 test("Node gets the 'node' entry: the same step through Dawn", async () => {
   const { stdout } = await run('node', ['main.js'], { cwd: NODE_APP });
