@@ -44,6 +44,7 @@ import {
   springMassSolution,
 } from './helpers/drake-spring-mass.ts';
 import { type AdaptiveStats, buildCloth } from '../src/index.ts';
+import { shortOrLong } from './helpers/long-run.ts';
 import {
   resolveAdaptiveOptions,
   VelocityImplicitEulerStepper,
@@ -219,21 +220,26 @@ describe("Drake's stiff spring–damper (k = 1e10, b = 1e8, m = 2)", () => {
     expect(slope).toBeLessThan(0.6);
   });
 
-  // 5 s here, minutes under Stryker's instrumentation: left out of the mutation test set.
+  // Seconds here, minutes under Stryker's instrumentation: left out of the mutation test set.
   test.skipIf(MUTATION_RUN)(
     'rk45 needs hundreds of times more steps, each below its stability bound',
     async () => {
-      const vie = await runDrake(model(), options, 0.02);
+      // To 2 ms (npm run test:long: 20 ms): rk45's step is held at its stability bound from the
+      // first microseconds on, ~3e4 steps by 2 ms (~3e5 by 20 ms).
+      const end = shortOrLong(0.002, 0.02);
+      const vie = await runDrake(model(), options, end);
       // Hairer's control for rk45, asked for the same absolute accuracy in the max norm.
       const rk45 = await runDrake(
         model(),
         { ...options, integrator: 'rk45', accuracy: 1e-12, absoluteTolerance: options.accuracy, errorNorm: 'max', minStep: 1e-12 }, // prettier-ignore
-        0.02,
+        end,
       );
-      record('spring–damper, rk45 to 0.02 s', rk45.stats);
+      record(`spring–damper, rk45 to ${end} s`, rk45.stats);
       const bound = realStabilityBound();
       const fastRate = -springDamperRates().fast;
-      expect(Math.abs(rk45.x - springMassDamperSolution(k, b, x0, v0, 0.02).x)).toBeLessThan(1e-6);
+      console.log(`spring–damper to ${end} s: rk45 ${rk45.stats.acceptedSteps} steps, velocity-implicit-euler ${vie.stats.acceptedSteps}`); // prettier-ignore
+      expect(rk45.time).toBe(end);
+      expect(Math.abs(rk45.x - springMassDamperSolution(k, b, x0, v0, end).x)).toBeLessThan(1e-6);
       expect(rk45.stats.acceptedSteps).toBeGreaterThan(100 * vie.stats.acceptedSteps);
       expect(rk45.stats.largestStep * fastRate).toBeLessThan(2 * bound);
       console.log(
@@ -256,19 +262,26 @@ describe("Drake's stiff double spring (k₁ = 750, k₂ = 1e10, m = 1)", () => {
   test.skipIf(MUTATION_RUN)(
     'velocity-implicit-euler within Drake’s tolerances at t = 1 s; its steps follow the accuracy, rk45’s the stiffness',
     async () => {
+      // The step counts are compared over [0, rkEnd]: 0.5 s under npm test (rk45 ~1e5 steps a
+      // run), Drake's 1 s under npm run test:long (~2.3e5). velocity-implicit-euler's run goes on
+      // to t = 1 s, where it is held to Drake's tolerances.
+      const rkEnd = shortOrLong(0.5, 1);
       const steps: Record<string, number[]> = { 'velocity-implicit-euler': [], rk45: [] };
-      const exact = doubleSpringSolution(k2, 1);
       for (const accuracy of [1e-4, 1e-5]) {
         for (const integrator of ['velocity-implicit-euler', 'rk45'] as const) {
+          const end = integrator === 'rk45' ? rkEnd : 1;
+          const exact = doubleSpringSolution(k2, end);
           const simulation = new AdaptiveSimulation(doubleSpringModel(k2), {
             integrator,
             ...tolerances(integrator, accuracy),
             initialStep: integrator === 'rk45' ? 1e-6 : 0.1,
           });
-          await simulation.advanceTo(1);
+          await simulation.advanceTo(rkEnd);
+          steps[integrator]!.push(simulation.readStats().acceptedSteps);
+          await simulation.advanceTo(end);
+          expect(simulation.time).toBe(end);
           const state = await simulation.readState();
           const stats = simulation.readStats();
-          steps[integrator]!.push(stats.acceptedSteps);
           const dx = [state.positions[3]! - 1 - exact.x[0], state.positions[6]! - 2 - exact.x[1]];
           const dv = [state.velocities[3]! - exact.v[0], state.velocities[6]! - exact.v[1]];
           record(`double spring, ${integrator}, accuracy ${accuracy}`, stats, {
@@ -290,6 +303,7 @@ describe("Drake's stiff double spring (k₁ = 750, k₂ = 1e10, m = 1)", () => {
           }
         }
       }
+      console.log(`double spring, accepted steps to ${rkEnd} s: ${JSON.stringify(steps)}`);
       const [vieLoose, vieTight] = steps['velocity-implicit-euler'] as [number, number];
       const [rkLoose, rkTight] = steps.rk45 as [number, number];
       expect(vieTight / vieLoose).toBeGreaterThan(2); // steps ∝ accuracy^(−1/2)
