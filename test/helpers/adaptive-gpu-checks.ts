@@ -275,11 +275,16 @@ function checkRun(label: string, c: AdaptiveCase, run: AdaptiveRun): void {
 }
 
 /**
- * Declares the whole suite: every case of {@link ADAPTIVE_CASES} against the CPU float32 path and
- * the reference solution, and every bad input. `runner()` is called inside each test (after the file's
- * beforeAll made the device or page); `title` names the platform in the printed table.
+ * Declares the whole suite: every case of `cases` ({@link ADAPTIVE_CASES} by default: the browser
+ * suite; the Node one runs a subset) against the CPU float32 path and the reference solution, and
+ * every bad input. `runner()` is called inside each test (after the file's beforeAll made the
+ * device or page); `title` names the platform in the printed table.
  */
-export function describeAdaptiveSuite(runner: () => AdaptiveRunner, title: () => string): void {
+export function describeAdaptiveSuite(
+  runner: () => AdaptiveRunner,
+  title: () => string,
+  cases: readonly AdaptiveCase[] = ADAPTIVE_CASES,
+): void {
   const rows: Row[] = [];
 
   afterAll(() => {
@@ -337,7 +342,7 @@ export function describeAdaptiveSuite(runner: () => AdaptiveRunner, title: () =>
   });
 
   describe('GPU vs CPU float32: advanceTo(t_end) with the same options', () => {
-    test.each(ADAPTIVE_CASES.map((c) => [adaptiveCaseLabel(c), c] as const))('%s', async (label, c) => {
+    test.each(cases.map((c) => [adaptiveCaseLabel(c), c] as const))('%s', async (label, c) => {
       const result = await runner().run(c);
       expectNoGpuErrors(label, result.errors);
       const { gpu, cpu, cpu64, tightNewton } = result;
