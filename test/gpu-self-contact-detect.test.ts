@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { runSelfScan, SELF_FLAGS, selfReach, type SelfDetectSpec } from '../src/internal.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { shortOrLong } from './helpers/long-run.ts';
 import {
   cloth,
   cpuListFailures,
@@ -25,6 +26,13 @@ import {
   velocities,
   type Cloth,
 } from './helpers/self-detect-cases.ts';
+
+/**
+ * The larger cloth's side: 24² under npm test (576 particles, 2,691 primitives: a 4,096-entry
+ * table, nine workgroups of 64), 32² under npm run test:long. Its CPU brute-force reference is
+ * quadratic: the 32² cases took most of this file's time.
+ */
+const LARGE = shortOrLong(24, 32);
 
 const node = useNodeDevice((device, uncaptured) => Object.assign(device, { uncaptured }));
 
@@ -82,8 +90,8 @@ describe('pair lists and incidence against the CPU (float64 brute force on the f
   test.each([
     ['folded', 16, 1],
     ['crumpled', 16, 2],
-    ['folded', 32, 3],
-    ['crumpled', 32, 4],
+    ['folded', LARGE, 3],
+    ['crumpled', LARGE, 4],
   ] as const)(
     '%s %d² cloth (seed %d)',
     async (shape, nx, seed) => {
@@ -116,8 +124,8 @@ describe('against the CPU detection (detectSelfPairs, float64, on the float32 st
   test.each([
     ['folded', 16, 41],
     ['crumpled', 16, 42],
-    ['folded', 32, 43],
-    ['crumpled', 32, 44],
+    ['folded', LARGE, 43],
+    ['crumpled', LARGE, 44],
   ] as const)(
     '%s %d² (seed %d): the same pairs in the same order',
     async (shape, nx, seed) => {
@@ -157,8 +165,8 @@ describe('determinism: a pure function of (x, v)', () => {
     ).toBeNull();
   }, 120_000);
 
-  test('32² crumpled: threads reversed and a cell size of 1.7×, bit-identical', async () => {
-    const c = cloth(32);
+  test(`${LARGE}² crumpled: threads reversed and a cell size of 1.7×, bit-identical`, async () => {
+    const c = cloth(LARGE);
     const [x, v] = [crumpled(c, 9), velocities(c.n, 10)];
     const first = await detectOnGpu(c, x, v);
     const size = await defaultCellSize(node.runner(), c, x, v);
