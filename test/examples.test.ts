@@ -16,6 +16,7 @@ import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { PageStatus as PageStatusClass } from '../examples/cloth/page-status.ts';
 import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+import { LONG_RUN } from './helpers/long-run.ts';
 
 /**
  * test/browser/chromium.ts's flags plus the GPU process's own Vulkan on SwiftShader: without it the
@@ -298,43 +299,51 @@ test('the cloth demo given ?integrator=rk4 (no dt) takes a stable explicit step,
   await page.close();
 });
 
-test('the cloth demo given ?size=48, a size its menu lacks, draws a 48 × 48 cloth with no notice', async () => {
-  const { page, errors } = await open(
-    '/examples/cloth/?size=48&dt=0.0166667&substeps=1&solver=pcg&maxIterations=40',
-  );
-  await waitForFrames(page, errors, 3);
-  const seen = await twoFrames(page, 'cloth');
-  expect(seen.matching, 'cloth-coloured pixels').toBeGreaterThan(0.03 * seen.pixels);
-  // 48² = 2,304 particles; 2·47·48 structural + 2·47² shear + 2·46·48 bend = 13,346 springs.
-  expect(await page.$eval('#stats', (e) => e.textContent)).toContain(
-    '48×48 cloth (2304 particles, 13346 springs)',
-  );
-  expect(await page.$eval('#size', (e) => (e as HTMLSelectElement).value)).toBe('48');
-  expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
-  expect(errors).toEqual([]);
-  await page.close();
-});
+// The link's parsing and its notice are unit-tested in test/share-link.test.ts (a size the menu
+// lacks, each parameter's refusal); these two page runs of it are in npm run test:long only.
+test.skipIf(!LONG_RUN)(
+  'the cloth demo given ?size=48, a size its menu lacks, draws a 48 × 48 cloth with no notice',
+  async () => {
+    const { page, errors } = await open(
+      '/examples/cloth/?size=48&dt=0.0166667&substeps=1&solver=pcg&maxIterations=40',
+    );
+    await waitForFrames(page, errors, 3);
+    const seen = await twoFrames(page, 'cloth');
+    expect(seen.matching, 'cloth-coloured pixels').toBeGreaterThan(0.03 * seen.pixels);
+    // 48² = 2,304 particles; 2·47·48 structural + 2·47² shear + 2·46·48 bend = 13,346 springs.
+    expect(await page.$eval('#stats', (e) => e.textContent)).toContain(
+      '48×48 cloth (2304 particles, 13346 springs)',
+    );
+    expect(await page.$eval('#size', (e) => (e as HTMLSelectElement).value)).toBe('48');
+    expect(await page.evaluate(() => window.__weft!.notice)).toBeNull();
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
-test('the cloth demo names the link parameters it cannot apply, and runs the rest', async () => {
-  const { page, errors } = await open('/examples/cloth/?size=32&dt=abc&wnd=3&sphere=no&substeps=1&maxIterations=40'); // prettier-ignore
-  await waitForFrames(page, errors, 3);
-  const notice = (await page.evaluate(() => window.__weft!.notice))!;
-  expect(notice).toMatch(/^Not applied from the link/);
-  expect(notice).toContain('dt=abc: a number > 0');
-  expect(notice).toContain('wnd: not a parameter of this page');
-  expect(notice).toContain('sphere=no: 1 or 0');
-  // The defaults run instead (index.html's dt, 1/240 s, and sphere on); size=32 applies.
-  expect(await page.$eval('#dt', (e) => (e as HTMLInputElement).value)).toBe('0.004166667');
-  expect(await page.$eval('#sphere', (e) => (e as HTMLInputElement).checked)).toBe(true);
-  const seen = await twoFrames(page, 'cloth');
-  expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.002 * seen.pixels);
-  expect(await page.$eval('#stats', (e) => e.textContent)).toContain('32×32 cloth (1024 particles');
-  // A change of a control is the reader's answer: the notice goes.
-  await page.select('#pins', 'top-edge');
-  await page.waitForFunction(() => window.__weft!.notice === null, { timeout: 20_000 });
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.skipIf(!LONG_RUN)(
+  'the cloth demo names the link parameters it cannot apply, and runs the rest',
+  async () => {
+    const { page, errors } = await open('/examples/cloth/?size=32&dt=abc&wnd=3&sphere=no&substeps=1&maxIterations=40'); // prettier-ignore
+    await waitForFrames(page, errors, 3);
+    const notice = (await page.evaluate(() => window.__weft!.notice))!;
+    expect(notice).toMatch(/^Not applied from the link/);
+    expect(notice).toContain('dt=abc: a number > 0');
+    expect(notice).toContain('wnd: not a parameter of this page');
+    expect(notice).toContain('sphere=no: 1 or 0');
+    // The defaults run instead (index.html's dt, 1/240 s, and sphere on); size=32 applies.
+    expect(await page.$eval('#dt', (e) => (e as HTMLInputElement).value)).toBe('0.004166667');
+    expect(await page.$eval('#sphere', (e) => (e as HTMLInputElement).checked)).toBe(true);
+    const seen = await twoFrames(page, 'cloth');
+    expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.002 * seen.pixels);
+    expect(await page.$eval('#stats', (e) => e.textContent)).toContain('32×32 cloth (1024 particles');
+    // A change of a control is the reader's answer: the notice goes.
+    await page.select('#pins', 'top-edge');
+    await page.waitForFunction(() => window.__weft!.notice === null, { timeout: 20_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 test('the cloth demo given a link Weft refuses drops the setting it names, says why, and runs', async () => {
   // Each value is valid alone; Weft has no self-collision in variational-symplectic-implicit.
