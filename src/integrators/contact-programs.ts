@@ -20,8 +20,7 @@
  *   the constraint: after the first, z = 0 up to the rounding of n·v);
  * - the variational scheme (not enabled: below), Newton on the midpoint increment with s = res:
  *   v₊ = 2 res/h, base = 0, c = 2/h.
- * RELEASE_NOW (the single-solve schemes: implicit Euler, Newmark): a constraint whose force pulls
- * (λ < 0) is one the step's motion did not need (Baraff & Witkin 1998 §6 release it), but the
+ * RELEASE_NOW (implicit Euler, Newmark, backward Euler): a constraint whose force pulls (λ < 0) is one the step's motion did not need (Baraff & Witkin 1998 §6 release it), but the
  * solve that found it has already pulled the particle onto the surface — a particle its springs
  * hold 2 mm above a sphere, taken as a contact because free flight under gravity alone closes
  * h² |g·n| = 2.7 mm in a step of 1/60 s, was moved down 2 mm, let go, and sprang back up over the
@@ -33,7 +32,9 @@
  * released r is the one the solve ended with and the resumed solve takes no iteration and is not
  * counted. Positions are moved onto surfaces and friction applied by the `contactForces` after
  * it, with λ taken again. Measured (64² drop, steps 210–360): the fastest particle at rest 0.17 m/s
- * before, 0.007–0.014 m/s after. Newton loops (backward Euler) keep their active set.
+ * before, 0.007–0.014 m/s after. A Newton loop (backward Euler) releases at its first constrained
+ * solve, the one in its `begin`; its later iterations keep that active set (contact-release.test.ts's
+ * hanging particle was pulled 2 mm down and oscillated ±1 mm before, and stays put after).
  * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
  * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
  * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h; variational:
@@ -116,22 +117,18 @@ const MEAN = 'contact.mean';
 const FILTERED = 'contact.residual';
 
 /**
- * `contacts` and `contactForces` around `solve` (s = solve.to). Where the step detects its contacts
- * (the single-solve schemes), contacts whose force clearly pulls are released at once and the
- * solve resumes without them (RELEASE_NOW above); a Newton loop's iterations keep theirs.
+ * `contacts` and `contactForces` around `solve` (s = solve.to). `detect`: the step finds its
+ * contacts here (the single-solve schemes; a Newton loop finds them before it). `release`: contacts
+ * whose force clearly pulls are released at once and the solve resumes without them (RELEASE_NOW
+ * above), and friction is applied unless a Newton loop applies it after converging.
  */
-function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, moved: string): Op[] {
+function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, release: boolean, moved: string): Op[] {
   if (solve.op !== 'solve') return [solve];
   const s = solve.to;
   const forces = { op: 'contactForces', solution: s, rhs: solve.rhs, base, x: moved, scale, impulse } as const;
-  if (!detect) return [{ op: 'contacts', x, v, solution: s, base, scale, detect }, solve, { ...forces, friction: false }];
-  return [
-    { op: 'contacts', x, v, solution: s, base, scale, detect },
-    solve,
-    { ...forces, friction: false, release: true },
-    { ...solve, resume: true },
-    { ...forces, friction: true },
-  ];
+  const contacts: Op = { op: 'contacts', x, v, solution: s, base, scale, detect };
+  if (!release) return [contacts, solve, { ...forces, friction: false }];
+  return [contacts, solve, { ...forces, friction: false, release: true }, { ...solve, resume: true }, { ...forces, friction: detect }];
 } // prettier-ignore
 
 /**
@@ -147,14 +144,15 @@ function constrainedNewton(ops: readonly Op[], base: string, scale: Coefficient,
   return ops.map((op): Op => {
     if (op.op !== 'newton') return op;
     const detect: Op = { op: 'contacts', x: 'x', v: 'v', solution: 's', base, scale, detect: true };
-    const update = op.update.flatMap((u) => constrained(u, 'x0', 'v0', base, scale, impulse, false, 'x0'));
+    const constrain = (release: boolean) => (u: Op) => constrained(u, 'x0', 'v0', base, scale, impulse, false, release, 'x0');
+    const update = op.update.flatMap(constrain(false));
     const residual = op.residual.flatMap((r): Op[] => r.op !== 'measure' || !r.quantities.residual ? [r] : [
       { op: 'combine', outputs: [{ to: FILTERED, terms: [[1, r.quantities.residual]] }] },
       { op: 'contactFilter', vector: FILTERED },
       { op: 'measure', quantities: { ...r.quantities, residual: FILTERED } },
     ]);
     const first = op.residual.filter((r) => r.op !== 'measure');
-    return { ...op, begin: [detect, ...op.begin, ...first, ...update], residual, update };
+    return { ...op, begin: [detect, ...op.begin, ...first, ...op.update.flatMap(constrain(true))], residual, update };
   });
 } // prettier-ignore
 
@@ -197,7 +195,7 @@ function implicitStep(program: Program, integrator: IntegratorName): Op[] {
         },
       ],
     };
-    const ops = step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, (h) => h * g, (h) => h * g, true, 'x'), mean] : [op])); // prettier-ignore
+    const ops = step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, (h) => h * g, (h) => h * g, true, true, 'x'), mean] : [op])); // prettier-ignore
     return [...ops, { op: 'contactFilter', vector: 'a', from: MEAN }];
   }
   if (integrator === 'backward-euler') {
@@ -214,7 +212,7 @@ function implicitStep(program: Program, integrator: IntegratorName): Op[] {
       [update],
     );
   }
-  return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, 'x'));
+  return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, true, 'x'));
 }
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
