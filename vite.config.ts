@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
 import { defineConfig, type Plugin } from 'vite';
 import { HeavyFirstSequencer } from './test/setup/heavy-first.ts';
+import { LONG_RUN } from './test/helpers/long-run.ts';
 
 /** Test files run by `npm run test:long`, not `npm test`. */
 const LONG_GPU_SCENES = ['test/gpu-bending.test.ts', 'test/gpu-cloth-twist.test.ts'];
@@ -95,7 +96,7 @@ export default defineConfig(({ command, mode }) => ({
     // Long GPU scene runs, in `npm run test:long` only (WEFT_LONG=1): their kernels stay checked
     // against the CPU in `npm test` by gpu-kernels-quick's bending cases and the gpu-self-contact*
     // suites; these add a 180-step ClothTwist and bending strips under every solver (~6 min here).
-    exclude: process.env['WEFT_LONG'] === '1' ? [] : LONG_GPU_SCENES,
+    exclude: LONG_RUN ? [] : LONG_GPU_SCENES,
     // Two files at a time on CI's 2 cores: most of a GPU file's time is one thread (SwiftShader's
     // pipeline compiles, JavaScript, a browser waiting for frames).
     maxWorkers: 2,

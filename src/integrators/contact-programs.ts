@@ -20,8 +20,9 @@
  *   the constraint: after the first, z = 0 up to the rounding of n·v);
  * - the variational scheme (not enabled: below), Newton on the midpoint increment with s = res:
  *   v₊ = 2 res/h, base = 0, c = 2/h.
- * RELEASE_NOW (implicit Euler, Newmark, backward Euler): a constraint whose force pulls (λ < 0) is one the step's motion did not need (Baraff & Witkin 1998 §6 release it), but the
- * solve that found it has already pulled the particle onto the surface — a particle its springs
+ * RELEASE_NOW (implicit Euler, Newmark, backward Euler): a constraint whose force pulls (λ < 0)
+ * is one the step's motion did not need (Baraff & Witkin 1998 §6 release it), but the solve that
+ * found it has already pulled the particle onto the surface — a particle its springs
  * hold 2 mm above a sphere, taken as a contact because free flight under gravity alone closes
  * h² |g·n| = 2.7 mm in a step of 1/60 s, was moved down 2 mm, let go, and sprang back up over the
  * next steps: the 128² drop never came to rest (reports/design/contact-release-cycle.md). So
@@ -32,9 +33,10 @@
  * released r is the one the solve ended with and the resumed solve takes no iteration and is not
  * counted. Positions are moved onto surfaces and friction applied by the `contactForces` after
  * it, with λ taken again. Measured (64² drop, steps 210–360): the fastest particle at rest 0.17 m/s
- * before, 0.007–0.014 m/s after. A Newton loop (backward Euler) releases at its first constrained
- * solve, the one in its `begin`; its later iterations keep that active set (contact-release.test.ts's
- * hanging particle was pulled 2 mm down and oscillated ±1 mm before, and stays put after).
+ * before, 0.007–0.014 m/s after. A Newton loop (backward Euler) releases at its first
+ * constrained solve, the one in its `begin`; its later iterations keep that active set
+ * (contact-release.test.ts's hanging particle was pulled 2 mm down and swung ±1 mm before, and
+ * stays put after).
  * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
  * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
  * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h; variational:
