@@ -6,6 +6,8 @@
  *   a₆₃ = −575/13824 violates the row sum; +575/13824 is used.
  * - Error norm: hand-computed values of the weighted RMS and max norms.
  * - Free fall: RK45 integrates a quadratic trajectory exactly, and lands on each target time.
+ * - Local orders: one fixed step from the exact oscillator state; the step error falls as h⁶ and the
+ *   estimate y⁵ − y⁴ as h⁵ over two halvings (catches a weight of b or b̂ off by 0.1 %).
  * - Tolerance proportionality: on the oscillator, the global error after 1.3 periods scales like
  *   the tolerance (5th-order solution, error-per-step control: e ∝ h⁵ ∝ tol).
  * - minStep: on the stiff spring–damper with Drake's minStep (1e-6 s) rk45 cannot keep the
@@ -261,6 +263,45 @@ describe('rk45 integration', () => {
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.at(-1)).toBe(0.5);
     expect(seen).toEqual([...seen].sort((p, q) => p - q));
+  });
+});
+
+describe('rk45 local orders (one fixed step from the exact oscillator state)', () => {
+  // One step h (minStep = maxStep = initialStep = h) from the closed form at t₀ = 0.1 s (v, a ≠ 0:
+  // no Taylor term vanishes). Cash–Karp's propagated y⁵ has local error O(h⁶) and its estimate
+  // e = y⁵ − y⁴ is O(h⁵); errorControl 'drake' with accuracy 0.1 and velocityWeight 0 makes
+  // 0.1 · lastErrorEstimate = max_i |e_x,i|. A weight off by 0.1 % in b or b̂ leaves an O(h) term that
+  // dominates at these steps (Σ b ≠ 1 or Σ b̂ ≠ 1): the slopes fall towards 1.
+  test('the step error scales as h⁶, the error estimate as h⁵', async () => {
+    const t0 = 0.1;
+    const steps = [1 / 40, 1 / 80, 1 / 160];
+    const errors: number[] = [];
+    const estimates: number[] = [];
+    for (const h of steps) {
+      const simulation = new AdaptiveSimulation(oscillatorModel(t0), {
+        integrator: 'rk45',
+        errorControl: 'drake',
+        accuracy: 0.1,
+        velocityWeight: 0,
+        minStep: h,
+        maxStep: h,
+        initialStep: h,
+      });
+      await simulation.advanceTo(h);
+      const state = await simulation.readState();
+      const stats = simulation.readStats();
+      expect(stats.acceptedSteps + stats.rejectedSteps).toBe(1);
+      errors.push(oscillatorError(state.positions, state.velocities, t0 + h).position);
+      estimates.push(0.1 * stats.lastErrorEstimate);
+    }
+    console.log('rk45 one step:', steps.map((h, i) => `h ${h}: error ${errors[i]!.toExponential(2)}, estimate ${estimates[i]!.toExponential(2)}`)); // prettier-ignore
+    // Asymptotic slopes 6 and 5; the next Taylor terms shift them by O(h ω) ≲ 0.16 here: ±0.3.
+    const errorSlope = logSlope(steps, errors);
+    expect(errorSlope).toBeGreaterThan(5.7);
+    expect(errorSlope).toBeLessThan(6.3);
+    const estimateSlope = logSlope(steps, estimates);
+    expect(estimateSlope).toBeGreaterThan(4.7);
+    expect(estimateSlope).toBeLessThan(5.3);
   });
 });
 
