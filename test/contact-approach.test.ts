@@ -43,13 +43,18 @@ const SCENARIOS: Record<string, { colliders: Collider[]; particles: Particle[]; 
   // 1 cm above the floor's surface: sliding at 8 m/s, closing at 0.5 m/s (free flight closes
   // h (0.5 + h g) = 2.2 mm: free); approaching at 3 m/s (h (3 + h g) = 12.7 mm: a contact,
   // ending on the surface at −gap/h = −2.4 m/s); at rest 0.1 mm from a wall, gravity along it
-  // (its normal part 0: free; h² |g| = 0.17 mm took it before).
+  // (its normal part 0: free; h² |g| = 0.17 mm took it before); sliding at 8 m/s at 1.05 h² |g|
+  // above the surface, just beyond free flight's reach (free). A contact whose force clearly pulls
+  // is released within its step (RELEASE_NOW_FRACTION, 5 % of its terms), which hides a
+  // whole-speed reach on the first three; on the last its pull is (1.05 − 1)/(1.05 + 1) = 2.4 %:
+  // held, it would end on the surface 0.05 h² |g| = 8.5 µm below free flight.
   static: {
     colliders: [floor, wall],
     particles: [
       { x: [1, 0.02, 0], v: [8, -0.5, 0] },
       { x: [2, 0.02, 0], v: [0, -3, 0], contact: { y: THICKNESS, u: 0 } },
       { x: [THICKNESS + 1e-4, 1, 0], v: [0, 0, 0] },
+      { x: [3, THICKNESS + 1.05 * H * H * G, 0], v: [8, 0, 0] },
     ],
   },
   // A particle at rest 1 cm above a floor that rises at 3 m/s (relative approach 3 m/s: a

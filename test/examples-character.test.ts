@@ -7,7 +7,10 @@
  * whole speed onto a surface and then let it through; fixed: contactStepLimit's comment). 32²
  * under `npm test` (its step, 1/240 s, is the 48² step scaled with the spacing: the same h |v| / l,
  * the ratio the fault grows with), 48² under `npm run test:long`: 64² takes minutes on this CPU
- * path (measured at its step, 0.00205 s, 503 s on a loaded 2-core VM).
+ * path (measured at its step, 0.00205 s, 503 s on a loaded 2-core VM). That fault no longer shows
+ * here: a contact whose force clearly pulls is now released within its step (RELEASE_NOW_FRACTION),
+ * and this 32² run passes with the whole-speed reach rebuilt (spring energy at most 11.9 J).
+ * test/contact-approach.test.ts catches it (a particle sliding just beyond free flight's reach).
  *
  * The bound is the energy the scene has: the square starts flat at rest 2.1 m above the floor, so
  * it has m g y = 1 kg × 9.81 m/s² × 2.1 m = 20.6 J, and the only other source is the work of the
