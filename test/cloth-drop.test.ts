@@ -10,12 +10,20 @@
  * At 40² in 60 steps this drape does not test self-collision's response: it lists pairs (the
  * detection runs), but with the pairs' forces and the fail-safe removed no vertex comes within
  * r = 5 mm of a triangle (closest 5.9 mm, step 27; 4.9 mm with them, 5 pairs active at steps
- * 27–28) and it ends without intersections either way. The response is tested where a cloth
- * folds onto itself, intersecting without self-collision: test/self-contact-scenes.test.ts (the
- * collapse, implicit Euler) and test/implicit-self-contact.test.ts (Newmark, backward Euler).
+ * 27–28) and it ends without intersections either way. The second test runs the response under
+ * the drop's solver: a layer dropped on another (1 s of CI), which lands on the floor through the
+ * lower one without it. test/self-contact-scenes.test.ts (the layers and the collapse, implicit
+ * Euler, PCG) and test/implicit-self-contact.test.ts (Newmark, backward Euler) test it further.
  */
 import { describe, expect, it } from 'vitest';
-import { buildCloth, createSimulation, withColliders, withSelfCollision, type Model } from '../src/index.ts';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  withColliders,
+  withSelfCollision,
+  type Model,
+} from '../src/index.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
 import { shortOrLong } from './helpers/long-run.ts';
 
@@ -121,4 +129,58 @@ describe(`a ${N}² cloth dropped on a sphere (implicit Euler, 1/60 s, multigrid;
     console.log(`${N}² drop, ${STEPS} steps: rms speed ${rmsSpeed(velocities).toFixed(3)} m/s, closest to the sphere ${closestToSphere(positions).toFixed(4)} m; up to ${pairs} self-contact pairs`); // prettier-ignore
     expect(rmsSpeed(velocities), 'rms speed, m/s').toBeLessThan(0.25);
   }, 300_000);
+});
+
+/**
+ * test/self-contact-scenes.test.ts's layers (a 10² layer 15 mm above a 12² one, 20 mm above a floor,
+ * 5 cm cells, r = 5 mm), run with the drop's solver: implicit Euler, 1/60 s, multigrid to 1e-3.
+ */
+function layers(): Model {
+  const lower = buildCloth({ nx: 12, ny: 12, spacing: 0.05, pins: [], origin: [0, 0.02, 0], damping: 0.5 });
+  const upper = buildCloth({ nx: 10, ny: 10, spacing: 0.05, pins: [], origin: [0.075, 0.035, 0.075], damping: 0.5 }); // prettier-ignore
+  const n = lower.particleCount;
+  return createModel({
+    positions: [...lower.particlePositions, ...upper.particlePositions],
+    masses: [...lower.particleMass, ...upper.particleMass],
+    springPairs: [...lower.springIndices, ...Array.from(upper.springIndices, (i) => i + n)],
+    springStiffness: [...lower.springStiffness, ...upper.springStiffness],
+    springDamping: [...lower.springDamping, ...upper.springDamping],
+    triangles: [...lower.triangleIndices, ...Array.from(upper.triangleIndices, (i) => i + n)],
+    selfCollision: { thickness: 0.005, maxPairsPerParticle: 64 },
+    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.3 }],
+  });
+}
+
+describe('self-collision under the drop’s solver (implicit Euler, 1/60 s, multigrid; CPU)', () => {
+  it('a 10² layer dropped on a 12² one on a floor lands on it and rests r above it', async () => {
+    const model = layers();
+    const r = model.selfCollision!.thickness;
+    const sim = await createSimulation(model, { backend: 'cpu', integrator: 'implicit-euler', dt: 1 / 60, solver: 'multigrid', tolerance: 1e-3 }); // prettier-ignore
+    // The lowest particle of the upper layer above the highest of the lower one, m.
+    const gapOf = (x: Float64Array): number => {
+      const y = (from: number, to: number) =>
+        Array.from({ length: to - from }, (_, i) => x[3 * (from + i) + 1]!);
+      return Math.min(...y(144, 244)) - Math.max(...y(0, 144));
+    };
+    const gaps: number[] = [];
+    let acting = 0;
+    // It lands at step 4 and rests from step 6 (measured).
+    for (let step = 1; step <= 12; step++) {
+      sim.step(1);
+      acting = Math.max(acting, (await sim.readSolverStats())!.selfContact!.activePairs);
+      gaps.push(gapOf((await sim.readState()).positions));
+    }
+    console.log(`layers, multigrid: up to ${acting} pairs acting; upper layer above the lower by ${gaps.map((g) => (g * 1000).toFixed(2)).join(', ')} mm`); // prettier-ignore
+    expect(acting, 'most pairs acting at a step').toBeGreaterThan(100);
+    // Never through: the smallest gap is 2.75 mm = 0.55 r at step 4, the upper layer still falling
+    // onto the lower one resting on the floor (measured; the same without self-collision, whose
+    // upper layer then lies on the floor too, 0 mm above the lower).
+    expect(Math.min(...gaps), 'smallest gap, m').toBeGreaterThan(0.4 * r);
+    // At rest the pairs' penalty balances the upper layer's weight a little inside r (measured
+    // 4.79 mm = 0.96 r from step 6 on).
+    expect(gaps.at(-1)!, 'gap at step 12, m').toBeGreaterThan(0.9 * r);
+    expect(gaps.at(-1)!, 'gap at step 12, m').toBeLessThan(r);
+    expect((await sim.readSolverStats())!.unconvergedSolves).toBe(0);
+    sim.destroy();
+  }, 60_000);
 });
