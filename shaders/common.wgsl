@@ -19,6 +19,9 @@ struct Spring {
   damping: f32,     // c, N·s/m, along the spring
 }
 
+// u = 2⁻²⁴, float32's unit round-off (the Newton loops' round-off floor, program.ts).
+const F32_UNIT_ROUNDOFF: f32 = 5.9604645e-8;
+
 // Threads per workgroup, set from the pipeline's `constants`.
 override workgroupSize: u32 = 64;
 

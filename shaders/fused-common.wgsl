@@ -16,14 +16,15 @@ const OP_RHS: u32 = 5u;            // [RHS, to, v, a, w, c × 8 (RhsCoefficients
 const OP_SOLVE: u32 = 6u;          // [SOLVE, b, x, c(α), c(β), c(γ)]
 const OP_MEASURE: u32 = 7u;        // [MEASURE, count, (quantity, ref) × count]
 const OP_NEWTON_BEGIN: u32 = 8u;   // [NEWTON_BEGIN]
-const OP_NEWTON_CHECK: u32 = 9u;   // [NEWTON_CHECK, estimator, pc after the loop]
+const OP_NEWTON_CHECK: u32 = 9u;   // [NEWTON_CHECK, estimator, pc after the loop, the loop's step fraction (f32 bits)]
 const OP_NEWTON_NEXT: u32 = 10u;   // [NEWTON_NEXT, pc of the residual]
-const OP_WORDS: array<u32, 11> = array<u32, 11>(1u, 5u, 0u, 12u, 3u, 13u, 6u, 0u, 1u, 3u, 2u);
+const OP_WORDS: array<u32, 11> = array<u32, 11>(1u, 5u, 0u, 12u, 3u, 13u, 6u, 0u, 1u, 4u, 2u);
 
 // Newton quantities of MEASURE (src/integrators/program.ts NewtonQuantity).
 const Q_RESIDUAL: u32 = 1u;
 const Q_CORRECTION: u32 = 2u;
 const Q_TOTAL: u32 = 3u;
+const Q_START: u32 = 4u;
 
 // FusedControl.status.
 const RUNNING: u32 = 0u;

@@ -22,10 +22,11 @@ fn run(local: u32, start: u32, h: f32) -> vec3<f32> {
   var pc = start;
   var newtonFailed = 0.0;
   var error = vec2<f32>(0.0, 1.0);
-  // Caribou's quantities (implicit-ops.ts caribou): ‖R‖², ‖δa‖², ‖Σ δa‖², ‖R₁‖²; the iteration.
+  // Caribou's quantities (implicit-ops.ts caribou): ‖R‖², ‖δa‖², ‖Σ δa‖², ‖x₀‖², ‖R₁‖²; the iteration.
   var residual2 = 0.0;
   var correction2 = 0.0;
   var total2 = 0.0;
+  var start2 = 0.0;
   var firstResidual2 = 0.0;
   var iteration = 0u;
   loop {
@@ -71,6 +72,7 @@ fn run(local: u32, start: u32, h: f32) -> vec3<f32> {
             case Q_RESIDUAL: { residual2 = value; }
             case Q_CORRECTION: { correction2 = value; }
             case Q_TOTAL: { total2 = value; }
+            case Q_START: { start2 = value; }
             default: {}
           }
         }
@@ -80,7 +82,8 @@ fn run(local: u32, start: u32, h: f32) -> vec3<f32> {
         iteration = 0u;
       }
       case OP_NEWTON_CHECK: {
-        let outcome = newtonOutcome(iteration, residual2, correction2, total2, &firstResidual2);
+        let loopStep = bitcast<f32>(word(pc + 3u)) * h;
+        let outcome = newtonOutcome(iteration, residual2, correction2, total2, start2, loopStep, &firstResidual2);
         if (outcome != 0u) {
           newtonFailed = max(newtonFailed, newtonEnded(local, iteration, word(pc + 1u), outcome));
           next = word(pc + 2u);

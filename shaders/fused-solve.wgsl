@@ -222,9 +222,10 @@ fn squaredNorm(local: u32, vector: u32) -> f32 {
 }
 
 // Caribou's test of a Newton loop after `iteration` updates (implicit-ops.ts caribou), from
-// ‖R‖², ‖δa‖², ‖Σ δa‖² measured: 0 go on, 1 converged, 2 unconverged; ‖R₁‖² is kept in
-// `firstResidual2` at the first update.
-fn newtonOutcome(iteration: u32, residual2: f32, correction2: f32, total2: f32, firstResidual2: ptr<function, f32>) -> u32 {
+// ‖R‖², ‖δa‖², ‖Σ δa‖², ‖x₀‖² measured and the loop's step h: 0 go on, 1 converged, 2
+// unconverged; ‖R₁‖² is kept in `firstResidual2` at the first update. With Weft's round-off
+// floor (program.ts NewtonCriterion): (h² ‖δa‖)² ≤ u² ‖x₀‖².
+fn newtonOutcome(iteration: u32, residual2: f32, correction2: f32, total2: f32, start2: f32, h: f32, firstResidual2: ptr<function, f32>) -> u32 {
   var outcome = 0u;
   let ta = settings.absoluteTolerance;
   if (iteration == 0u) {
@@ -239,7 +240,7 @@ fn newtonOutcome(iteration: u32, residual2: f32, correction2: f32, total2: f32, 
     let tr = settings.residualTolerance;
     if (!(residual2 == residual2) || !(correction2 == correction2) || total2 <= 0.0) {
       outcome = 2u;
-    } else if ((tc > 0.0 && correction2 < tc * tc * total2) || (tr > 0.0 && residual2 < tr * tr * *firstResidual2) || (ta > 0.0 && residual2 < ta * ta)) {
+    } else if ((tc > 0.0 && correction2 < tc * tc * total2) || (tr > 0.0 && residual2 < tr * tr * *firstResidual2) || (ta > 0.0 && residual2 < ta * ta) || h * h * h * h * correction2 <= F32_UNIT_ROUNDOFF * F32_UNIT_ROUNDOFF * start2) {
       outcome = 1u;
     }
   }

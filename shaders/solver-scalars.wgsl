@@ -26,6 +26,7 @@ struct ScalarStep {
   mode: u32,
   quantities: vec4<u32>,  // MEASURE: the quantity each partial goes to; checks: x = 1, an estimator's loop;
                           // CG_FIRST: x = 1, a warm start; CG_START, SOLVE_END: x = 1, resumed
+  stepFraction: f32,      // CARIBOU_CHECK: the loop's step as a fraction of solver.h (program.ts)
 }
 
 // (no vectors: scalars only)
@@ -155,9 +156,12 @@ fn solverScalarsMain(@builtin(local_invocation_index) local: u32) {
             let tc = solver.correctionTolerance;
             let tr = solver.residualTolerance;
             let ta = solver.absoluteTolerance;
+            // Weft's round-off floor (program.ts NewtonCriterion): (h² ‖δa‖)² ≤ u² ‖x₀‖².
+            let h = step.stepFraction * solver.h;
             converged = (tc > 0.0 && control.correction2 < tc * tc * control.total2)
               || (tr > 0.0 && r2 < tr * tr * control.firstResidual2)
-              || (ta > 0.0 && r2 < ta * ta);
+              || (ta > 0.0 && r2 < ta * ta)
+              || h * h * h * h * control.correction2 <= F32_UNIT_ROUNDOFF * F32_UNIT_ROUNDOFF * control.start2;
           }
         }
         if (converged || stop || i >= solver.newtonIterations) {

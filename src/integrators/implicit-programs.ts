@@ -60,7 +60,7 @@ const backwardEuler = (rhs: Op, solve: Op): Op[] => [
       solve,
       { op: 'combine', outputs: [{ to: 'a', terms: [[1, 'a'], [1, 's']] }] },
       { op: 'combine', outputs: [{ to: 'v', terms: [[1, 'v0'], [(h) => h, 'a']] }, { to: 'x', terms: [[1, 'x0'], [(h) => h, 'v0'], [(h) => h * h, 'a']] }] },
-      { op: 'measure', quantities: { correction: 's', total: 'a' } },
+      { op: 'measure', quantities: { correction: 's', total: 'a', start: 'x0' } },
     ],
   },
 ]; // prettier-ignore

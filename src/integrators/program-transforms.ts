@@ -94,6 +94,7 @@ export function scaleStep(ops: readonly Op[], factor: number): Op[] {
     if (op.op === 'newton')
       return {
         ...op,
+        stepFraction: (op.stepFraction ?? 1) * factor,
         begin: scaleStep(op.begin, factor),
         residual: scaleStep(op.residual, factor),
         update: scaleStep(op.update, factor),

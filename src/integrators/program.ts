@@ -183,6 +183,8 @@ export type Op =
       readonly criterion: NewtonCriterion;
       /** Counted apart as the error estimator's work (velocity-implicit Euler's full step). */
       readonly estimator?: boolean;
+      /** The loop's step as a fraction of the program's h (a step-doubling half: ½); default 1. */
+      readonly stepFraction?: number;
       readonly begin: readonly Op[];
       readonly residual: readonly Op[];
       readonly update: readonly Op[];
@@ -192,7 +194,12 @@ export type Op =
  * How a Newton loop stops (thresholds from the program's implicit options):
  * - 'caribou' (backward-euler, spec/caribou-backward-euler.md): at i = 0 when ‖R‖ ≤ tol_a; later
  *   when ‖δa‖ < tol_c ‖Σδa‖, ‖R‖ < tol_r ‖R₁‖ or ‖R‖ < tol_a, R₁ the residual at i = 1;
- *   unconverged on a NaN or Σδa = 0. Reads `residual` (‖R‖²), `correction`, `total`.
+ *   unconverged on a NaN or Σδa = 0. Weft adds a round-off floor (not in Caribou): converged when
+ *   the last correction moved the positions by at most their storage's rounding,
+ *   (f h)² ‖δa‖ ≤ u ‖x₀‖ (f the loop's `stepFraction`, u the unit round-off: 2⁻²⁴ in float32,
+ *   2⁻⁵³ in float64); at an equilibrium float32's ‖R‖ is round-off far above tol_a and Σδa ≈ 0,
+ *   so no other test can end the loop. Reads `residual` (‖R‖²), `correction`, `total`, `start`
+ *   (‖x₀‖²).
  * - 'variational' (SOFA VariationalSymplecticSolver): goes on while (i < max and
  *   ‖Δq‖/‖q₀‖ > newtonError) or i = 0. Reads `start` (‖q₀‖²) and `change` (‖Δq‖²).
  */

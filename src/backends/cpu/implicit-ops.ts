@@ -54,6 +54,8 @@ export class CpuImplicitOps {
   };
   /** ‖R₁‖², the residual after the first Newton iteration (caribou). */
   private firstResidual2 = 0;
+  /** The unit round-off u of the storage (caribou's round-off floor): 2⁻²⁴ float32, 2⁻⁵³ float64. */
+  private readonly unitRoundoff: number;
   /** The system of the last solve (for its contact forces). */
   private lastSystem: SystemCoefficients | null = null;
   /** The last solve's reference ‖·‖² (a resumed solve measures against it). */
@@ -69,6 +71,7 @@ export class CpuImplicitOps {
     selfContact: CpuSelfContact | null = null,
   ) {
     ({ states: this.states, work: this.work } = solverStorage(model, real, options.solver === 'multigrid'));
+    this.unitRoundoff = real(1) instanceof Float32Array ? 2 ** -24 : 2 ** -53;
     this.states.selfContact = selfContact;
   }
 
@@ -97,7 +100,7 @@ export class CpuImplicitOps {
         }
         return;
       case 'newton':
-        return this.newton(op);
+        return this.newton(op, h);
       case 'contacts':
         if (op.detect) this.contacts!.detect(v(op.x), v(op.v), h);
         this.contacts!.constrain(v(op.base), coefficientAt(op.scale, h));
@@ -152,14 +155,14 @@ export class CpuImplicitOps {
   }
 
   /** begin; for i = 0, 1, …: residual, check, update (program.ts `newton`). */
-  private newton(op: Extract<Op, { op: 'newton' }>): void {
+  private newton(op: Extract<Op, { op: 'newton' }>, h: number): void {
     this.measured.change = Infinity;
     this.run(op.begin);
     let iteration = 0;
     let outcome: 'go' | 'converged' | 'unconverged';
     for (;;) {
       this.run(op.residual);
-      outcome = op.criterion === 'caribou' ? this.caribou(iteration) : this.variational(iteration);
+      outcome = op.criterion === 'caribou' ? this.caribou(iteration, (op.stepFraction ?? 1) * h) : this.variational(iteration); // prettier-ignore
       if (outcome !== 'go') break;
       this.run(op.update);
       iteration++;
@@ -170,10 +173,13 @@ export class CpuImplicitOps {
     if (outcome !== 'converged') this.stats.unconvergedSteps++;
   }
 
-  /** spec/caribou-backward-euler.md: squared norms against squared tolerances. */
-  private caribou(i: number): 'go' | 'converged' | 'unconverged' {
+  /**
+   * spec/caribou-backward-euler.md: squared norms against squared tolerances; and the round-off
+   * floor (program.ts NewtonCriterion), (h² ‖δa‖)² ≤ u² ‖x₀‖², for the loop's step h.
+   */
+  private caribou(i: number, h: number): 'go' | 'converged' | 'unconverged' {
     const o = this.options;
-    const { residual: r2, correction: c2, total: t2 } = this.measured;
+    const { residual: r2, correction: c2, total: t2, start: x2 } = this.measured;
     const [tc, tr, ta] = [o.correctionTolerance, o.residualTolerance, o.absoluteResidualTolerance];
     if (i === 0) {
       if (ta > 0 && r2 <= ta * ta) return 'converged';
@@ -183,6 +189,7 @@ export class CpuImplicitOps {
       if (tc > 0 && c2 < tc * tc * t2) return 'converged';
       if (tr > 0 && r2 < tr * tr * this.firstResidual2) return 'converged';
       if (ta > 0 && r2 < ta * ta) return 'converged';
+      if (h ** 4 * c2 <= this.unitRoundoff ** 2 * x2) return 'converged';
     }
     return i >= o.newtonIterations ? 'unconverged' : 'go';
   }

@@ -55,8 +55,12 @@ export type VelocityImplicitEulerOptions = Pick<
   | 'jacobian'
 >;
 
-/** |Δ_i| ≤ this × max(1, |y_i|) everywhere: the update is zero to rounding (Drake IsUpdateZero). */
-const ZERO_UPDATE = 10 * Number.EPSILON;
+/**
+ * |Δ_i| ≤ 10 ε max(1, |y_i|) everywhere: the update is zero to rounding (Drake IsUpdateZero, ε
+ * double's machine epsilon). ε is the storage's: float32 storage rounds y to 2⁻²⁴ |y|, and its
+ * Newton updates at an equilibrium are that round-off, which no θ test can see converge.
+ */
+const ZERO_UPDATE = { f64: 10 * Number.EPSILON, f32: 10 * 2 ** -23 };
 
 export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   readonly estimateOrder = 2;
@@ -86,6 +90,8 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private iterationStep: number | null = null;
   /** Work of the large step counts as error estimation too (Drake). */
   private inLargeStep = false;
+  /** {@link ZERO_UPDATE} of the storage. */
+  private readonly zeroUpdate: number;
 
   constructor(
     private readonly model: Model,
@@ -94,6 +100,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     real: (length: number) => RealArray,
   ) {
     const n3 = 3 * model.particleCount;
+    this.zeroUpdate = real(1) instanceof Float32Array ? ZERO_UPDATE.f32 : ZERO_UPDATE.f64;
     const pair = (): StatePair => ({ positions: real(n3), velocities: real(n3) });
     this.current = pair();
     this.current.positions.set(initial.positions);
@@ -258,7 +265,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
         v[k] = v[k]! + d;
         x[k] = x0[k]! + h * v[k]!;
         deltaPositions[k] = h * d;
-        if (Math.abs(d) > ZERO_UPDATE * Math.max(1, Math.abs(v[k]!))) zero = false;
+        if (Math.abs(d) > this.zeroUpdate * Math.max(1, Math.abs(v[k]!))) zero = false;
       }
       const norm = errorNorm(
         model,

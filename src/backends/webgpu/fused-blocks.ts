@@ -24,7 +24,7 @@
  */
 
 /** The `measure` quantities as the blocks' variables (fused-interpreter.wgsl run()'s). */
-const QUANTITY_VARIABLES = { residual: 'residual2', correction: 'correction2', total: 'total2' } as const;
+const QUANTITY_VARIABLES = { residual: 'residual2', correction: 'correction2', total: 'total2', start: 'start2' } as const; // prettier-ignore
 export type FusedQuantity = keyof typeof QUANTITY_VARIABLES;
 
 /** A linear solve's modes (fused-solve.wgsl): CG's vectors (r, p, q = A p, z = P⁻¹ r), preconditioner, warm start, exact Jacobian. */
@@ -125,10 +125,11 @@ export class BlockWriter {
       `fn ${name}(local: u32, h: f32) -> vec3<f32> {`,
       '  var newtonFailed = 0.0;',
       '  var error = vec2<f32>(0.0, 1.0);',
-      // Caribou's quantities: ‖R‖², ‖δa‖², ‖Σ δa‖², ‖R₁‖².
+      // Caribou's quantities: ‖R‖², ‖δa‖², ‖Σ δa‖², ‖x₀‖², ‖R₁‖².
       '  var residual2 = 0.0;',
       '  var correction2 = 0.0;',
       '  var total2 = 0.0;',
+      '  var start2 = 0.0;',
       '  var firstResidual2 = 0.0;',
       // r₀·z₀ of a solve whose first pass ran in the pass of its b (solveStart).
       '  var startRz = 0.0;',
@@ -328,22 +329,23 @@ export class BlockWriter {
     this.newtons.push({ residual: this.lines.length, check: 0 });
   }
 
-  newtonCheck(): void {
+  /** `fraction`: the loop's step as a fraction of h (program.ts `stepFraction`). */
+  newtonCheck(fraction: number): void {
     this.flush();
     this.newtons.at(-1)!.check = this.lines.length;
-    this.line('var outcome = newtonOutcome(iteration, residual2, correction2, total2, &firstResidual2);');
+    this.line(`var outcome = newtonOutcome(iteration, residual2, correction2, total2, start2, ${fraction.toExponential()} * h, &firstResidual2);`); // prettier-ignore
     this.open('if (outcome == 0u) {');
     this.open('loop {');
   }
 
-  /** `estimator`: the loop is the error estimator's (its iterations counted apart). */
-  newtonEnd(estimator: boolean): void {
+  /** `estimator`: the loop is the error estimator's (its iterations counted apart); `fraction` as newtonCheck's. */
+  newtonEnd(estimator: boolean, fraction: number): void {
     this.flush();
     const { residual, check } = this.newtons.pop()!;
     this.line('iteration += 1u;');
     const shift = this.depth - this.lines[residual]![0];
     for (const [depth, text] of this.lines.slice(residual, check)) this.lines.push([depth + shift, text]);
-    this.line('outcome = newtonOutcome(iteration, residual2, correction2, total2, &firstResidual2);');
+    this.line(`outcome = newtonOutcome(iteration, residual2, correction2, total2, start2, ${fraction.toExponential()} * h, &firstResidual2);`); // prettier-ignore
     this.open('continuing {');
     this.line('break if outcome != 0u;');
     this.close();

@@ -55,6 +55,7 @@ const QUANTITIES: Partial<Record<NewtonQuantity, string>> = {
   residual: 'Q_RESIDUAL',
   correction: 'Q_CORRECTION',
   total: 'Q_TOTAL',
+  start: 'Q_START',
 };
 
 const RHS_ORDER: readonly (keyof RhsCoefficients)[] = [
@@ -274,8 +275,9 @@ class Compiler {
       this.wgsl.solveStart(this.ref(s.rhs), this.ref(s.to), this.systemFields(s));
     }
     const check = w.length;
-    w.push(opcode('OP_NEWTON_CHECK'), op.estimator ? 1 : 0, 0);
-    this.wgsl.newtonCheck();
+    const fraction = op.stepFraction ?? 1;
+    w.push(opcode('OP_NEWTON_CHECK'), op.estimator ? 1 : 0, 0, new Uint32Array(new Float32Array([fraction]).buffer)[0]!); // prettier-ignore
+    this.wgsl.newtonCheck(fraction);
     for (const inner of op.update) {
       if (inner === join.measure) this.wordsOnly(inner);
       else if (inner === join.solve) {
@@ -284,7 +286,7 @@ class Compiler {
       } else this.op(inner);
     }
     w.push(opcode('OP_NEWTON_NEXT'), loop);
-    this.wgsl.newtonEnd(op.estimator === true);
+    this.wgsl.newtonEnd(op.estimator === true, fraction);
     w[check + 2] = w.length;
   }
 

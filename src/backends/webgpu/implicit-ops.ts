@@ -167,14 +167,18 @@ export class GpuImplicitOps {
     return this.x.dispatch(name, name, domain, { ...this.bound, ...extra }, refs);
   } // prettier-ignore
 
-  /** The scalar kernel in `mode` (MEASURE: storing partial k into quantities[k]). */
-  scalars(mode: string, quantities: readonly number[] = [0, 0, 0, 0]): Dispatch {
-    const key = `${mode}/${quantities.join(',')}`;
+  /**
+   * The scalar kernel in `mode` (MEASURE: storing partial k into quantities[k]; CARIBOU_CHECK:
+   * `stepFraction`, the loop's step as a fraction of h).
+   */
+  scalars(mode: string, quantities: readonly number[] = [0, 0, 0, 0], stepFraction = 1): Dispatch {
+    const key = `${mode}/${quantities.join(',')}/${stepFraction}`;
     let step = this.scalarUniforms.get(key);
     if (!step) {
       step = this.x.uniform('solverScalars', 'ScalarStep', () => ({
         mode: scalarConstant(mode),
         quantities,
+        stepFraction,
       }));
       this.scalarUniforms.set(key, step);
     }
@@ -361,7 +365,7 @@ export class GpuImplicitOps {
    */
   private compileNewton(op: Extract<Op, { op: 'newton' }>, heads: Map<string, number>, out: Compiled[]): void {
     const counts = { particles: this.counts.particles, springs: this.counts.springs };
-    const check = this.scalars(op.criterion === 'caribou' ? 'CARIBOU_CHECK' : 'VARIATIONAL_CHECK', [op.estimator ? 1 : 0, 0, 0, 0]);
+    const check = this.scalars(op.criterion === 'caribou' ? 'CARIBOU_CHECK' : 'VARIATIONAL_CHECK', [op.estimator ? 1 : 0, 0, 0, 0], op.stepFraction ?? 1);
     const residual: Compiled[] = [];
     const update: Compiled[] = [];
     this.x.compile(op.residual, heads, residual);
