@@ -22,28 +22,16 @@
  */
 import { expect, test } from 'vitest';
 import { createSimulation, energy } from '../src/index.ts';
-import { buildModel, contactStepLimit, type SceneSettings } from '../examples/cloth/scenes.ts';
+import { buildModel, contactStepLimit } from '../examples/cloth/scenes.ts';
 import { colliderPoses, withWorld } from '../examples/cloth/world.ts';
 import { shortOrLong } from './helpers/long-run.ts';
+import { demoSettings } from './helpers/demo-settings.ts';
 
 /** The cloth's particles along each side: 32 under `npm test`, 48 under `npm run test:long`. */
 const SIZE = shortOrLong(32, 48);
 
 /** index.html's defaults, the character scene, the square released (as README's shot). */
-const SETTINGS: SceneSettings & { wind: number; colliders: boolean } = {
-  scene: 'character',
-  size: SIZE,
-  pins: 'none',
-  structural: 2000,
-  shear: 500,
-  bend: 100,
-  bending: 0,
-  selfCollision: 0,
-  damping: 0.02,
-  gravity: 9.81,
-  wind: 0,
-  colliders: true,
-};
+const SETTINGS = demoSettings('character', SIZE, 'none');
 const START_ENERGY = 1 * 9.81 * 2.1; // J
 const CHARACTER_WORK = 0.5 * 1 * 2.4 ** 2; // J
 

@@ -18,8 +18,9 @@ import type { PageStatus as PageStatusClass } from '../examples/cloth/page-statu
 import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
 import { LONG_RUN } from './helpers/long-run.ts';
 import { createSimulation } from '../src/index.ts';
-import { buildModel, type SceneSettings } from '../examples/cloth/scenes.ts';
+import { buildModel } from '../examples/cloth/scenes.ts';
 import { withWorld } from '../examples/cloth/world.ts';
+import { demoSettings } from './helpers/demo-settings.ts';
 
 /**
  * test/browser/chromium.ts's flags plus the GPU process's own Vulkan on SwiftShader: without it the
@@ -145,20 +146,7 @@ afterAll(async () => {
 });
 
 /** The shared demo's scene (index.html's defaults at 32²), for the CPU reference below. */
-const DEMO_SQUARE: SceneSettings & { wind: number; colliders: boolean } = {
-  scene: 'square',
-  size: 32,
-  pins: 'top-corners',
-  structural: 2000,
-  shear: 500,
-  bend: 100,
-  bending: 0,
-  selfCollision: 0,
-  damping: 0.02,
-  gravity: 9.81,
-  wind: 0,
-  colliders: true,
-};
+const DEMO_SQUARE = demoSettings('square', 32, 'top-corners');
 
 test('the cloth demo solves with multigrid-preconditioned CG: the CPU multigrid’s iterations, none stopped at the cap', async () => {
   const { page, errors } = await openSharedDemo();
