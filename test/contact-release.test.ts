@@ -45,8 +45,9 @@ function simulate(
   model: Model,
   integrator: 'implicit-euler' | 'newmark' | 'backward-euler',
   backend: 'cpu' | 'webgpu',
+  solver: 'cg' | 'jacobi' = 'cg',
 ) {
-  return createSimulation(model, { integrator, dt: 1 / 60, solver: 'cg', tolerance: 1e-6, maxIterations: 12, ...(backend === 'webgpu' ? { backend, device: node.runner() } : { backend }) }); // prettier-ignore
+  return createSimulation(model, { integrator, dt: 1 / 60, solver, tolerance: 1e-6, maxIterations: 12, ...(backend === 'webgpu' ? { backend, device: node.runner() } : { backend }) }); // prettier-ignore
 }
 
 // Implicit Euler takes λ once, where the particle was: without the rule it falls back in on both
@@ -134,20 +135,22 @@ function hangingParticle(): Model {
   return particleOnSpring({ y, vy: 0, mass, anchorY: y + rest + (mass * 9.81) / stiffness, stiffness, rest, friction: 0.5 }); // prettier-ignore
 }
 
+// CG on each backend; block Jacobi (CPU only: WebGPU refuses it with colliders) resumes by its own loop.
 const HOVER_CASES = [
-  ['implicit-euler', 'cpu'],
-  ['implicit-euler', 'webgpu'],
-  ['newmark', 'cpu'],
-  ['newmark', 'webgpu'],
-  ['backward-euler', 'cpu'],
-  ['backward-euler', 'webgpu'],
+  ['implicit-euler', 'cpu', 'cg'],
+  ['implicit-euler', 'webgpu', 'cg'],
+  ['newmark', 'cpu', 'cg'],
+  ['newmark', 'webgpu', 'cg'],
+  ['backward-euler', 'cpu', 'cg'],
+  ['backward-euler', 'webgpu', 'cg'],
+  ['implicit-euler', 'cpu', 'jacobi'],
 ] as const;
 
 test.each(HOVER_CASES.filter(([, backend]) => BACKENDS.includes(backend)))(
-  '%s, %s: a particle hanging 2 mm above a floor stays there (a contact that pulls is released within its step)',
-  async (integrator, backend) => {
+  '%s, %s, %s: a particle hanging 2 mm above a floor stays there (a contact that pulls is released within its step)',
+  async (integrator, backend, solver) => {
     const model = hangingParticle();
-    const sim = await simulate(model, integrator, backend);
+    const sim = await simulate(model, integrator, backend, solver);
     try {
       const bound = backend === 'cpu' ? 1e-9 : 1e-6;
       for (let step = 1; step <= 12; step++) {
@@ -166,5 +169,109 @@ test.each(HOVER_CASES.filter(([, backend]) => BACKENDS.includes(backend)))(
     } finally {
       sim.destroy();
     }
+  },
+);
+
+/**
+ * RELEASE_NOW_FRACTION's threshold (src/model/colliders.ts): a contact whose pull is a small part
+ * of its terms is held this step, one whose pull is a clear part is released at once. A particle
+ * in equilibrium on its spring (f = 0) falls at v₀ = −0.5 m/s towards a floor it would stop δ short
+ * of: implicit Euler's free solve s = b/A, A = m + h²k, b = −h²k v₀ (the normal row), ends at
+ * v₊ = v₀ m/A, so it starts h|v₊| + δ above the surface; the contact (it reaches the floor within
+ * the step) asks v₊ = −d/h, s_n = s − δ/h, and λ = A(s_n − s) < 0 is the part
+ * (δ/h)/(s_n + s) of its terms |A s_n| + |b|. δ is chosen for a part of 0.02 (held: the step ends on
+ * the surface) and of 0.2 (released: the step ends at free flight's v₊), either side of 0.05.
+ */
+function fallingShort(part: number): { model: Model; held: number; free: number } {
+  const [h, mass, stiffness, rest, v0] = [1 / 60, 0.01, 10, 0.05, -0.5];
+  const a = mass + h * h * stiffness;
+  const s = (-h * h * stiffness * v0) / a;
+  const vFree = v0 + s;
+  const delta = (h * 2 * part * s) / (1 + part); // (δ/h) = part (2s − δ/h)
+  const y = SURFACE + delta - h * vFree;
+  const anchorY = y + rest + (mass * 9.81) / stiffness;
+  // A third particle falls freely 1 m to the side: its b (h m g) makes the first solve's
+  // reference ≫ λ², so the resumed one must not be judged done against that reference.
+  const model = createModel({
+    positions: [0, y, 0, 0, anchorY, 0, 1, 1, 0],
+    velocities: [0, v0, 0, 0, 0, 0, 0, 0, 0],
+    masses: [mass, 1, mass],
+    fixed: [1],
+    springPairs: [0, 1],
+    springStiffness: stiffness,
+    springRestLengths: [rest],
+    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0, thickness: THICKNESS }],
+  });
+  return { model, held: SURFACE, free: y + h * vFree };
+}
+
+// CG on both backends, and the CPU's block Jacobi (its own resumed loop).
+const SHORT_CASES = [
+  ['cpu', 'cg'],
+  ['webgpu', 'cg'],
+  ['cpu', 'jacobi'],
+] as const;
+test.each(
+  SHORT_CASES.filter(([backend]) => BACKENDS.includes(backend)).flatMap(([backend, solver]) =>
+    [0.02, 0.2].map((part) => [part, backend, solver] as const),
+  ),
+)(
+  // prettier-ignore
+  'implicit Euler, a pull that is %s of its contact terms, %s, %s: held this step below 0.05, released at once above',
+  async (part, backend, solver) => {
+    const { model, held, free } = fallingShort(part);
+    const sim = await simulate(model, 'implicit-euler', backend, solver);
+    try {
+      sim.step(1);
+      const y = (await sim.readState()).positions[1]!;
+      const expected = part < 0.05 ? held : free;
+      // float64 to 1e-9 m, float32 (y ≈ 0.02 m) to 1e-7 m; held and free are δ = 0.07 or 0.6 mm apart.
+      expect(Math.abs(y - expected), `y = ${y} m, expected ${expected} m`).toBeLessThan(backend === 'cpu' ? 1e-9 : 1e-7); // prettier-ignore
+      // Released at once: the solve, its resumed part, and (held) none.
+      expect((await sim.readSolverStats())!.linearSolves).toBe(part < 0.05 ? 1 : 2);
+    } finally {
+      sim.destroy();
+    }
+  },
+);
+
+/**
+ * A resumed solve's cap, resumedIterations = ⌈maxIterations / 4⌉ (src/integrators/contact-programs.ts).
+ * A chain of four particles hangs in equilibrium from an anchor, the lowest 2 mm above a floor:
+ * caught by the prediction, held, released at once (as the hanging particle above). The first,
+ * constrained solve has three unknowns (the chain's vertical motion; x and z stay 0), an
+ * irreducible tridiagonal system: CG ends in exactly 3 iterations. The resumed one starts from the
+ * released particle's −λ n alone, a vector with a part along every eigenvector of the 4 × 4
+ * tridiagonal system: it needs all 4. So with maxIterations 12 the resumed solve stops at
+ * its cap of 3, unconverged; with 13 (a cap of 4) it converges and the chain stays at rest.
+ */
+test.each([
+  [12, 3, 1],
+  [13, 4, 0],
+])(
+  'implicit Euler, cpu: maxIterations %i caps the resumed solve at %i iterations (unconverged: %i)',
+  async (maxIterations, cap, unconverged) => {
+    const [n, mass, stiffness, rest, above] = [4, 0.01, 10, 0.05, SURFACE + HOVER];
+    // Particle i (0 the lowest) hangs below a spring that carries the i + 1 particles under it.
+    const ys = [above];
+    for (let i = 1; i <= n; i++) ys.push(ys[i - 1]! + rest + (i * mass * 9.81) / stiffness);
+    const model = createModel({
+      positions: ys.flatMap((y) => [0, y, 0]),
+      masses: [...Array<number>(n).fill(mass), 1],
+      fixed: [n],
+      springPairs: Array.from({ length: n }, (_, i) => [i, i + 1]).flat(),
+      springStiffness: stiffness,
+      springRestLengths: Array<number>(n).fill(rest),
+      colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0, thickness: THICKNESS }],
+    });
+    const sim = await createSimulation(model, { integrator: 'implicit-euler', dt: 1 / 60, solver: 'cg', tolerance: 1e-10, maxIterations }); // prettier-ignore
+    sim.step(1);
+    const stats = (await sim.readSolverStats())!;
+    expect([stats.linearSolves, stats.linearIterations, stats.unconvergedSolves]).toEqual([2, 3 + cap, unconverged]); // prettier-ignore
+    const y = (await sim.readState()).positions[1]!;
+    // Converged: at rest to CG's 1e-10 (float64); capped: short of it by more than 1e-8 m (9e-8 measured).
+    if (unconverged === 0) expect(Math.abs(y - above)).toBeLessThan(1e-12);
+    else expect(Math.abs(y - above)).toBeGreaterThan(1e-8);
+    sim.destroy();
   },
 );
