@@ -1,10 +1,23 @@
 /// <reference types="vitest/config" />
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
 import { HeavyFirstSequencer } from './test/setup/heavy-first.ts';
 import { LONG_RUN } from './test/helpers/long-run.ts';
 
 /** Test files run by `npm run test:long`, not `npm test`. */
 const LONG_GPU_SCENES = ['test/gpu-bending.test.ts', 'test/gpu-cloth-twist.test.ts'];
+
+/**
+ * The Node GPU suites (those that call `useNodeDevice`, test/helpers/node-device-suite.ts). They
+ * run without isolation, one process per worker and one device per process (WEFT_SHARED_DEVICE),
+ * so SwiftShader compiles each pipeline once per worker instead of once per file (the pipeline
+ * cache is per device, src/backends/webgpu/gpu-common.ts).
+ */
+const SHARED_DEVICE_SUITES = readdirSync('test')
+  .filter(
+    (name) => name.endsWith('.test.ts') && readFileSync(`test/${name}`, 'utf8').includes('useNodeDevice('),
+  )
+  .map((name) => `test/${name}`);
 
 /** dist/weft.cjs, where `require('weft-sim')` lands (package.json's `require` condition). */
 function esmOnly(): Plugin {
@@ -92,15 +105,33 @@ export default defineConfig(({ command, mode }) => ({
     hookTimeout: 180_000,
     // Node's WebGPU: what `import 'weft-sim'` in Node gets (src/node.ts registers Dawn).
     setupFiles: ['test/setup/node-entry.ts'],
-    include: ['test/**/*.test.ts'],
-    // Long GPU scene runs, in `npm run test:long` only (WEFT_LONG=1): their kernels stay checked
-    // against the CPU in `npm test` by gpu-kernels-quick's bending cases and the gpu-self-contact*
-    // suites; these add a 180-step ClothTwist and bending strips under every solver (~6 min here).
-    exclude: LONG_RUN ? [] : LONG_GPU_SCENES,
     // Two files at a time on CI's 2 cores: most of a GPU file's time is one thread (SwiftShader's
     // pipeline compiles, JavaScript, a browser waiting for frames).
     maxWorkers: 2,
     // The GPU suites whose few lines hide long runs start first (test/setup/heavy-first.ts).
     sequence: { sequencer: HeavyFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared-device',
+          include: SHARED_DEVICE_SUITES,
+          exclude: LONG_RUN ? [] : LONG_GPU_SCENES,
+          isolate: false,
+          env: { WEFT_SHARED_DEVICE: '1' },
+        },
+      },
+      {
+        extends: true,
+        // Long GPU scene runs, in `npm run test:long` only (WEFT_LONG=1): their kernels stay checked
+        // against the CPU in `npm test` by gpu-kernels-quick's bending cases and the gpu-self-contact*
+        // suites; these add a 180-step ClothTwist and bending strips under every solver (~6 min here).
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SHARED_DEVICE_SUITES, ...(LONG_RUN ? [] : LONG_GPU_SCENES)],
+        },
+      },
+    ],
   },
 }));

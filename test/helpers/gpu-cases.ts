@@ -116,12 +116,17 @@ export async function withErrorScopes<T>(
   return { value: value as T, errors };
 }
 
-/** Collects the messages of errors no scope caught; the returned array fills as they arrive. */
-export function watchUncapturedErrors(device: GPUDevice): string[] {
+/**
+ * Collects the messages of errors no scope caught; the returned array fills as they arrive, until
+ * `stop` aborts (a device that outlives the caller: the listener goes with it).
+ */
+export function watchUncapturedErrors(device: GPUDevice, stop?: AbortSignal): string[] {
   const messages: string[] = [];
-  device.addEventListener('uncapturederror', (event) => {
+  const listen = (event: Event): void => {
     messages.push(`uncaptured: ${(event as GPUUncapturedErrorEvent).error.message}`);
-  });
+  };
+  device.addEventListener('uncapturederror', listen);
+  stop?.addEventListener('abort', () => device.removeEventListener('uncapturederror', listen));
   return messages;
 }
 
@@ -133,7 +138,8 @@ export function watchUncapturedErrors(device: GPUDevice): string[] {
 export async function provokeValidationErrors(
   device: GPUDevice,
 ): Promise<{ scoped: string[]; uncaptured: string[] }> {
-  const uncaptured = watchUncapturedErrors(device);
+  const listening = new AbortController();
+  const uncaptured = watchUncapturedErrors(device, listening.signal);
   const invalid = (label: string): void => void device.createBuffer({ label, size: 16, usage: 0 });
   const { errors: scoped } = await withErrorScopes(device, () =>
     Promise.resolve(invalid('weft-test.scoped')),
@@ -142,6 +148,7 @@ export async function provokeValidationErrors(
   await device.queue.onSubmittedWorkDone();
   // The uncapturederror event is dispatched as a task: give it one turn of the event loop.
   await new Promise((resolve) => setTimeout(resolve, 50));
+  listening.abort();
   return { scoped, uncaptured };
 }
 

@@ -14,6 +14,14 @@ export const MUTATION_RUN = process.env['WEFT_MUTATION'] === '1';
 /** The backends a suite that compares them runs: the CPU alone under mutation testing. */
 export const BACKENDS: readonly ('cpu' | 'webgpu')[] = MUTATION_RUN ? ['cpu'] : ['cpu', 'webgpu'];
 
+/**
+ * WEFT_SHARED_DEVICE=1 (vite.config.ts's 'shared-device' project, whose files one process runs
+ * without isolation): one device for the process, never destroyed, so the pipelines a file
+ * compiles stay cached for the next (SwiftShader: seconds a pipeline family, in every file).
+ */
+const SHARED = process.env['WEFT_SHARED_DEVICE'] === '1';
+let sharedDevice: ReturnType<typeof acquireDevice> | undefined;
+
 export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: string[]) => R): {
   runner: () => R;
   adapter: () => string;
@@ -22,6 +30,7 @@ export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: str
   let adapter = '';
   let uncaptured: string[] = [];
   let runner: R | undefined;
+  const listening = new AbortController();
   if (MUTATION_RUN) {
     const none = (): never => {
       throw new Error('no GPU device under mutation testing (WEFT_MUTATION=1): a CPU case only');
@@ -30,15 +39,16 @@ export function useNodeDevice<R>(makeRunner: (device: GPUDevice, uncaptured: str
   }
 
   beforeAll(async () => {
-    const acquired = await acquireDevice();
+    const acquired = await (SHARED ? (sharedDevice ??= acquireDevice()) : acquireDevice());
     device = acquired.device;
     adapter = acquired.adapterName;
-    uncaptured = watchUncapturedErrors(device);
+    uncaptured = watchUncapturedErrors(device, listening.signal);
     runner = makeRunner(device, uncaptured);
   });
 
   afterAll(() => {
-    device?.destroy();
+    listening.abort();
+    if (!SHARED) device?.destroy();
   });
 
   test('the error capture sees validation errors, scoped and uncaptured', async () => {
