@@ -15,9 +15,14 @@ import { BACKENDS, useNodeDevice } from './helpers/node-device-suite.ts';
 const node = useNodeDevice((device) => device);
 const [MASS, STIFFNESS, REST, HEIGHT, GRAVITY] = [0.3 / 1024, 100, 0.001, 0.012, 9.81];
 
-/** The particle at `HEIGHT` hangs at rest: its anchor sits L₀ + m g / k above it. */
-function hangingParticle(stiffness = STIFFNESS, start = [0, HEIGHT, 0], velocity = [0, 0, 0]): Model {
-  const anchor = HEIGHT + REST + (MASS * GRAVITY) / stiffness;
+/** The particle at `height` hangs at rest: its anchor sits L₀ + m g / k above it. */
+function hangingParticle(
+  stiffness = STIFFNESS,
+  start = [0, HEIGHT, 0],
+  velocity = [0, 0, 0],
+  height = HEIGHT,
+): Model {
+  const anchor = height + REST + (MASS * GRAVITY) / stiffness;
   return createModel({
     positions: [...start, 0, anchor, 0],
     velocities: [...velocity, 0, 0, 0],
@@ -51,6 +56,28 @@ test.each(runs)(
       expect(stats.unconvergedSteps, 'steps at the Newton cap').toBe(0);
       // Each loop stops at its first or second correction (round-off); the cap is 10 a step.
       expect(stats.newtonIterations).toBeLessThanOrEqual(2 * 12);
+    } finally {
+      sim.destroy();
+    }
+  },
+);
+
+test.each(runs)(
+  'backward Euler, $backend $precision: a particle at rest 4 m up converges every step (the floor scales with ‖x₀‖)',
+  async ({ backend }) => {
+    // ‖x₀‖ ≈ 5.7 m: a floor that divided by ‖x₀‖² instead (u²/‖x₀‖²) is 32² times tighter here,
+    // below the round-off corrections, and every step runs to the cap (measured on the CPU: 12 of 12).
+    const height = 4;
+    const model = hangingParticle(STIFFNESS, [0, height, 0], [0, 0, 0], height);
+    const sim = await createSimulation(model, { integrator: 'backward-euler', dt: 1 / 60, solver: 'cg', tolerance: 1e-6, maxIterations: 12, ...on(backend) }); // prettier-ignore
+    try {
+      sim.step(4);
+      const y = (await sim.readState()).positions[1]!;
+      const stats = (await sim.readSolverStats())!;
+      // Rest in float32 at 4 m: within 4 units of its round-off (measured 1 ulp, 2.4e-7 m, on the CPU).
+      expect(Math.abs(y - height), `y = ${y} m`).toBeLessThanOrEqual(4 * 2 ** -24 * height);
+      expect(stats.unconvergedSteps, 'steps at the Newton cap').toBe(0);
+      expect(stats.newtonIterations).toBeLessThanOrEqual(2 * 4);
     } finally {
       sim.destroy();
     }
@@ -101,3 +128,23 @@ test.each(runs)(
     expect(distance, `${distance} m from float64`).toBeLessThan(8 * 2 ** -24 * HEIGHT);
   },
 );
+
+test('velocity-implicit Euler, cpu f32: a swinging particle takes float64’s Newton iterations (the zero-update test at float32’s ε)', async () => {
+  // The soft spring of the swinging case: Drake's loops take ~3 iterations an attempt (measured
+  // float64 2,106, float32 2,104 over 351 attempts); a zero-update threshold that calls every
+  // float32 update zero (10 / 2⁻²³, say) ends each loop after one iteration (1,053).
+  const advance = async (precision: 'f32' | 'f64') => {
+    const model = hangingParticle(0.5, [0, HEIGHT - 0.02, 0.01], [0.01, 0, 0]);
+    const sim = await createAdaptiveSimulation(model, { integrator: 'velocity-implicit-euler', backend: 'cpu', precision }); // prettier-ignore
+    try {
+      await sim.advanceTo(0.2);
+      return sim.readStats();
+    } finally {
+      sim.destroy();
+    }
+  };
+  const [f64, f32] = [await advance('f64'), await advance('f32')];
+  expect(f32.acceptedSteps + f32.rejectedSteps).toBe(f64.acceptedSteps + f64.rejectedSteps);
+  // float32 round-off may end a loop one iteration apart from float64 now and then (2 of 2,106).
+  expect(Math.abs(f32.newton.iterations - f64.newton.iterations)).toBeLessThanOrEqual(0.02 * f64.newton.iterations);
+}); // prettier-ignore

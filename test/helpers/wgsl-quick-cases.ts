@@ -73,6 +73,7 @@ import { fusedAttempt, programOf, programSimulation } from './wgsl-fused-cases.t
 import { reversedReductions } from './wgsl-race-cases.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
 import { folded, random, selfDetectQuick } from './self-detect-cases.ts';
+import { newtonFloorQuick } from './newton-floor-quick.ts';
 
 /** One quick case; plain data. */
 export interface QuickCase {
@@ -841,6 +842,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'rk45 fused (Drake), a first step of 1e30 s', kind: 'adaptive', options: { integrator: 'rk45', errorControl: 'drake', accuracy: 1e-3, initialStep: 1e30 }, gpuOptions: { fused: true }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'rk45 fused (Drake), landing on a target: the last step = f32(target − t)', kind: 'kernel', check: 'fusedLanding', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'fused solve: P⁻¹, two CG iterations = the CPU\'s', kind: 'kernel', check: 'fusedSolve', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'backward-euler and velocity-implicit-euler fused: a particle hanging at rest in float32 (the Newton round-off floor)', kind: 'kernel', check: 'newtonFloor', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
 ];
 
 interface Run {
@@ -1079,6 +1081,11 @@ export const KERNEL_CHECKS = {
    * another cell and table size (test/helpers/self-detect-cases.ts).
    */
   selfDetect: selfDetectQuick,
+  /**
+   * The Newton round-off floor (program.ts NewtonCriterion): a particle hanging at rest in float32,
+   * backward Euler and velocity-implicit Euler fused (generated, interpreted) (newton-floor-quick.ts).
+   */
+  newtonFloor: newtonFloorQuick,
   /**
    * system-diagonal.wgsl: the stored inverse times the diagonal block, assembled here from the
    * spring states the GPU evaluated (A_ii = α m_i I + Σ_s (γ J_s + β c_s n nᵀ)), is the identity
