@@ -50,7 +50,8 @@ function candidates(lines) {
   ];
   lines.forEach((line, i) => {
     const code = line.replace(/\/\/.*$/, '');
-    if (!code.trim() || /^\s*(@group|override|const|struct|fn |var<|@compute|\})/.test(code)) return;
+    // Declarations and lines of closing braces only (a `} else if (…)` line holds a test: mutated).
+    if (!code.trim() || /^\s*(@group|override|const|struct|fn |var<|@compute)/.test(code) || /^[\s}]*$/.test(code)) return; // prettier-ignore
     for (const [pattern, replacement, what] of swaps)
       for (const match of code.matchAll(pattern)) {
         const value = replacement ?? String(2 * Number(match[1]));

@@ -103,6 +103,11 @@ export interface QuickCase {
    * are compared too, where the CPU's own velocity-implicit-euler (Drake's algorithm) differs.
    */
   program?: { implicit?: Record<string, unknown> };
+  /**
+   * Run by the WGSL mutator only: `npm test` checks the same behaviour through the test file named
+   * in the case's label (it would compile pipelines of its own here).
+   */
+  mutatorOnly?: boolean;
 }
 
 /**
@@ -842,7 +847,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'rk45 fused (Drake), a first step of 1e30 s', kind: 'adaptive', options: { integrator: 'rk45', errorControl: 'drake', accuracy: 1e-3, initialStep: 1e30 }, gpuOptions: { fused: true }, steps: 2, tEnd: 0 }, // prettier-ignore
   { label: 'rk45 fused (Drake), landing on a target: the last step = f32(target − t)', kind: 'kernel', check: 'fusedLanding', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   { label: 'fused solve: P⁻¹, two CG iterations = the CPU\'s', kind: 'kernel', check: 'fusedSolve', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
-  { label: 'backward-euler and velocity-implicit-euler fused: a particle hanging at rest in float32 (the Newton round-off floor)', kind: 'kernel', check: 'newtonFloor', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
+  { label: 'backward-euler and velocity-implicit-euler fused: a particle hanging at rest in float32 (the Newton round-off floor; npm test: test/newton-roundoff-floor.test.ts)', kind: 'kernel', check: 'newtonFloor', options: {}, steps: 0, tEnd: 0, mutatorOnly: true }, // prettier-ignore
 ];
 
 interface Run {
