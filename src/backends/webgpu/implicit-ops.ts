@@ -167,10 +167,7 @@ export class GpuImplicitOps {
     return this.x.dispatch(name, name, domain, { ...this.bound, ...extra }, refs);
   } // prettier-ignore
 
-  /**
-   * The scalar kernel in `mode` (MEASURE: storing partial k into quantities[k]; CARIBOU_CHECK:
-   * `stepFraction`, the loop's step as a fraction of h).
-   */
+  /** The scalar kernel in `mode` (MEASURE: partial k into quantities[k]; CARIBOU_CHECK: the loop's step / h). */
   scalars(mode: string, quantities: readonly number[] = [0, 0, 0, 0], stepFraction = 1): Dispatch {
     const key = `${mode}/${quantities.join(',')}/${stepFraction}`;
     let step = this.scalarUniforms.get(key);
