@@ -8,6 +8,11 @@ import type { SolverStats } from '../../integrators/implicit-options.ts';
 /** Particle vectors, xyz interleaved ([3n]): float64, or float32 to store as the GPU does. */
 export type RealArray = Float64Array | Float32Array;
 
+/** The unit round-off u of the storage `real` allocates: 2⁻²⁴ float32, 2⁻⁵³ float64 (ε = 2u). */
+export function unitRoundoff(real: (length: number) => RealArray): number {
+  return real(1) instanceof Float32Array ? 2 ** -24 : 2 ** -53;
+}
+
 /** A state: positions (m) and velocities (m/s), [3n] each. */
 export interface StatePair {
   positions: RealArray;

@@ -7,7 +7,7 @@ import { emptyStats, type SolverStats } from '../../integrators/implicit-options
 import { coefficientAt, type NewtonQuantity, type Op } from '../../integrators/program.ts';
 import type { ResolvedImplicitOptions } from '../../integrators/implicit-options.ts';
 import type { Model } from '../../model/model.ts';
-import type { RealArray } from '../common/stepper.ts';
+import { unitRoundoff, type RealArray } from '../common/stepper.ts';
 import {
   assembleRhs,
   systemProduct,
@@ -71,7 +71,7 @@ export class CpuImplicitOps {
     selfContact: CpuSelfContact | null = null,
   ) {
     ({ states: this.states, work: this.work } = solverStorage(model, real, options.solver === 'multigrid'));
-    this.unitRoundoff = real(1) instanceof Float32Array ? 2 ** -24 : 2 ** -53;
+    this.unitRoundoff = unitRoundoff(real);
     this.states.selfContact = selfContact;
   }
 

@@ -32,7 +32,7 @@ import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solve
 import { springStates, type SpringStates } from './implicit-passes.ts';
 import type { RealArray } from './passes.ts';
 import type { Model } from '../../model/model.ts';
-import type { AdaptiveStepper, AttemptOutcome } from '../common/stepper.ts';
+import { unitRoundoff, type AdaptiveStepper, type AttemptOutcome } from '../common/stepper.ts';
 import { differenceNorm, errorNorm, type StatePair } from './error-norm.ts';
 import {
   emptyNewtonStats,
@@ -60,7 +60,7 @@ export type VelocityImplicitEulerOptions = Pick<
  * double's machine epsilon). ε is the storage's: float32 storage rounds y to 2⁻²⁴ |y|, and its
  * Newton updates at an equilibrium are that round-off, which no θ test can see converge.
  */
-const ZERO_UPDATE = { f64: 10 * Number.EPSILON, f32: 10 * 2 ** -23 };
+const ZERO_UPDATE_EPSILONS = 10;
 
 export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   readonly estimateOrder = 2;
@@ -90,7 +90,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private iterationStep: number | null = null;
   /** Work of the large step counts as error estimation too (Drake). */
   private inLargeStep = false;
-  /** {@link ZERO_UPDATE} of the storage. */
+  /** 10 ε of the storage ({@link ZERO_UPDATE_EPSILONS}; ε = 2u). */
   private readonly zeroUpdate: number;
 
   constructor(
@@ -100,7 +100,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     real: (length: number) => RealArray,
   ) {
     const n3 = 3 * model.particleCount;
-    this.zeroUpdate = real(1) instanceof Float32Array ? ZERO_UPDATE.f32 : ZERO_UPDATE.f64;
+    this.zeroUpdate = ZERO_UPDATE_EPSILONS * 2 * unitRoundoff(real);
     const pair = (): StatePair => ({ positions: real(n3), velocities: real(n3) });
     this.current = pair();
     this.current.positions.set(initial.positions);
