@@ -7,7 +7,7 @@
  * a WeftError (a WeftInputError naming its field); a crash (any other error), a hang (no answer
  * within the time limit), or garbage (a non-finite or mislabelled state, bad input accepted) fails.
  *
- * `npm test` runs a short version (WEFT_FUZZ_CASES, default 150); `npm run fuzz` runs 10,000 and
+ * `npm test` runs a short version (WEFT_FUZZ_CASES, default 80); `npm run fuzz` runs 10,000 and
  * prints the same summary table. The seed is fixed (WEFT_FUZZ_SEED overrides it), so a run is
  * reproducible; a failure is shrunk by fast-check to a minimal case, printed with the command that
  * replays it (WEFT_FUZZ_REPLAY=<suite>:<path>). See README.md, "Tests".
@@ -31,7 +31,7 @@ const env = (name: string, fallback: number): number => {
     throw new Error(`${name} must be an integer ≥ 0, got '${text}'`);
   return value;
 };
-const CASES = env('WEFT_FUZZ_CASES', 150);
+const CASES = env('WEFT_FUZZ_CASES', 80);
 const SEED = env('WEFT_FUZZ_SEED', 110_005);
 const GPU_CASES = Math.min(CASES, env('WEFT_FUZZ_GPU_CASES', Math.max(12, Math.round(CASES * 0.04))));
 const CPU_CASES = CASES - GPU_CASES;
