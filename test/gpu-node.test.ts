@@ -1,89 +1,20 @@
 /**
- * The WebGPU path in Node (Dawn through the `webgpu` package; SwiftShader when no GPU answers)
- * against the CPU float32 path: every integrator on the spring, RK4 and symplectic Euler on the
- * cloth. One device for the whole file, each case inside its own error scopes.
+ * The WebGPU path in Node (Dawn through the `webgpu` package; SwiftShader when no GPU answers):
+ * the global order of the Runge–Kutta schemes on the GPU, on the file's device (the shared one of
+ * the Node GPU suites, test/helpers/node-device-suite.ts, which also checks the error capture).
+ *
+ * The GPU-vs-CPU float32 comparisons of every explicit and multistep scheme, on the spring and the
+ * 16 × 16 cloth and with Rayleigh damping, run in headless Chromium (test/gpu-browser.test.ts:
+ * the same cases, tolerances and WGSL, on the same SwiftShader); in Node every one of these schemes
+ * is held to the CPU on an 8 × 5 cloth with Rayleigh damping by test/gpu-kernels-quick.test.ts.
  *
  * No adapter is a failure, not a skip: this environment is meant to have SwiftShader.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createModel, createSimulation, acquireDevice } from '../src/index.ts';
-import {
-  RAYLEIGH_INTEGRATORS,
-  SCENE_TIMING,
-  checkGpuAgainstCpu,
-  formatErrorTable,
-  rayleighCase,
-  type ErrorRow,
-} from './helpers/gpu-compare.ts';
-import {
-  compareGpuWithCpu,
-  provokeValidationErrors,
-  watchUncapturedErrors,
-  withErrorScopes,
-  type GpuCase,
-  type GpuCaseResult,
-} from './helpers/gpu-cases.ts';
-import { EXPLICIT_INTEGRATOR_NAMES, GPU_MULTISTEP } from '../src/internal.ts';
+import { describe, expect, test } from 'vitest';
+import { createModel, createSimulation } from '../src/index.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
 
-let device: GPUDevice | undefined;
-let adapter = '';
-let uncaptured: string[] = [];
-const rows: ErrorRow[] = [];
-
-beforeAll(async () => {
-  const acquired = await acquireDevice();
-  device = acquired.device;
-  adapter = acquired.adapterName;
-  uncaptured = watchUncapturedErrors(device);
-});
-
-afterAll(() => {
-  device?.destroy();
-  if (rows.length) console.log(formatErrorTable(`GPU (Node: ${adapter}) vs CPU`, rows));
-});
-
-async function runCase(c: GpuCase): Promise<GpuCaseResult> {
-  if (!device) throw new Error('no GPU device (beforeAll failed)');
-  const gpu = device;
-  const before = uncaptured.length;
-  const { value, errors } = await withErrorScopes(gpu, () => compareGpuWithCpu(gpu, c));
-  await gpu.queue.onSubmittedWorkDone();
-  return { adapter, ...value, errors: [...errors, ...uncaptured.slice(before)] };
-}
-
-test('the error capture sees validation errors, scoped and uncaptured', async () => {
-  if (!device) throw new Error('no GPU device (beforeAll failed)');
-  const before = uncaptured.length;
-  const seen = await provokeValidationErrors(device);
-  expect(seen.scoped).toEqual([expect.stringContaining('validation: ')]);
-  expect(seen.uncaptured).toEqual([expect.stringContaining('uncaptured: ')]);
-  // The file-wide listener saw it too; it was on purpose.
-  uncaptured.splice(before);
-});
-
-describe('spring', () => {
-  test.each([...EXPLICIT_INTEGRATOR_NAMES, ...GPU_MULTISTEP])(
-    '%s: GPU matches CPU f32',
-    async (integrator) => {
-      const c: GpuCase = { scene: 'spring', integrator, ...SCENE_TIMING.spring, rayleighMass: 0 };
-      await checkGpuAgainstCpu(c, await runCase(c), rows);
-    },
-  );
-});
-
-describe('cloth16', () => {
-  test.each(['rk4', 'symplectic-euler'] as const)('%s: GPU matches CPU f32', async (integrator) => {
-    const c: GpuCase = { scene: 'cloth16', integrator, ...SCENE_TIMING.cloth16, rayleighMass: 0 };
-    await checkGpuAgainstCpu(c, await runCase(c), rows);
-  });
-});
-
-describe('spring with Rayleigh mass damping', () => {
-  test.each(RAYLEIGH_INTEGRATORS)('%s: GPU matches CPU f32', async (integrator) => {
-    const c = rayleighCase(integrator);
-    await checkGpuAgainstCpu(c, await runCase(c), rows);
-  });
-});
+const node = useNodeDevice((device) => device);
 
 /**
  * Global order of the Runge–Kutta schemes on WebGPU (float32), measured, not assumed: the
@@ -103,7 +34,7 @@ describe('global order on WebGPU (float32), undamped oscillator', () => {
     ['rk4', 4, 10],
   ] as const;
   test.each(cases)('%s: order %i', async (integrator, expectedOrder, baseSteps) => {
-    if (!device) throw new Error('no GPU device (beforeAll failed)');
+    const device = node.runner();
     const errors: number[] = [];
     for (const steps of [baseSteps, 2 * baseSteps, 4 * baseSteps]) {
       const model = createModel({

@@ -1,7 +1,7 @@
 /**
- * The adaptive integrators' GPU test suite, declared once and run by
- * test/gpu-adaptive-browser.test.ts (headless Chromium) and test/gpu-adaptive-node.test.ts (Dawn in
- * Node), each with its own {@link AdaptiveRunner}: the tolerances with the reasons for them, the
+ * The adaptive integrators' GPU test suite, run by test/gpu-adaptive-browser.test.ts (headless
+ * Chromium; test/gpu-adaptive-node.test.ts, Dawn in Node, runs its bad-input checks), with an
+ * {@link AdaptiveRunner}: the tolerances with the reasons for them, the
  * assertions, and a table of the step counts and largest differences measured, printed after the
  * suite. The solution each run is held to is computed here (mass-spring-reference.ts: RK4 with
  * small fixed steps, independent of Weft), on the Node side of the browser suite too.
@@ -505,6 +505,11 @@ export function describeAdaptiveSuite(
     });
   });
 
+  describeAdaptiveBadInput(runner);
+}
+
+/** Bad input on the GPU (BAD_INPUT_CASES): each call throws a WeftInputError naming the field. */
+export function describeAdaptiveBadInput(runner: () => AdaptiveRunner): void {
   describe('bad input on the GPU: a WeftInputError naming the field, no GPU error', () => {
     test.each(BAD_INPUT_CASES.map((c) => [c.label, c] as const))('%s', async (label, c) => {
       const result = await runner().badInput(c);
