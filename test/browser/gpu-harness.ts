@@ -1,13 +1,14 @@
 /**
  * Browser side of test/gpu-browser.test.ts: served by Vite from gpu-harness.html, it exposes
- * `window.weftHarness` (see harness-api.ts). Each call owns its device and destroys it.
+ * `window.weftHarness` (see harness-api.ts). The cases share one device per page (requested on the
+ * first: SwiftShader compiles each pipeline once per device, seconds a pipeline family, so a device
+ * per case compiled every kernel again for every case), each inside its own error scopes with the
+ * device's uncaptured-error listener watched; `release()` destroys it.
  */
-import { requestDevice } from './request-device.ts';
+import { sharedDevice } from './shared-device.ts';
 import {
   compareGpuWithCpu,
   gpuPositions,
-  provokeValidationErrors,
-  watchUncapturedErrors,
   withErrorScopes,
   type DeterminismResult,
   type GpuCase,
@@ -15,42 +16,34 @@ import {
 } from '../helpers/gpu-cases.ts';
 import type { WeftHarness } from './harness-api.ts';
 
-/** Runs `run` on a fresh device inside error scopes, then destroys the device. */
-async function onFreshDevice<T>(
+const shared = sharedDevice('weft-harness', (device, uncaptured) => ({ device, uncaptured }));
+
+/** Runs `run` on the page's device inside error scopes, with the uncaptured errors it raised. */
+async function onSharedDevice<T>(
   run: (device: GPUDevice) => Promise<T>,
 ): Promise<{ adapter: string; value: T; errors: string[] }> {
-  const { adapter, device } = await requestDevice('weft-harness');
-  const uncaptured = watchUncapturedErrors(device);
-  try {
-    const { value, errors } = await withErrorScopes(device, () => run(device));
-    await device.queue.onSubmittedWorkDone();
-    return { adapter, value, errors: [...errors, ...uncaptured] };
-  } finally {
-    device.destroy();
-  }
+  const { device, uncaptured } = await shared.runner();
+  const before = uncaptured.length;
+  const { value, errors } = await withErrorScopes(device, () => run(device));
+  await device.queue.onSubmittedWorkDone();
+  return { adapter: await shared.common.adapter(), value, errors: [...errors, ...uncaptured.slice(before)] };
 }
 
 const harness: WeftHarness = {
   async runCase(c: GpuCase): Promise<GpuCaseResult> {
-    const { adapter, value, errors } = await onFreshDevice((device) => compareGpuWithCpu(device, c));
+    const { adapter, value, errors } = await onSharedDevice((device) => compareGpuWithCpu(device, c));
     return { adapter, ...value, errors };
   },
   async runDeterminism(c: GpuCase): Promise<DeterminismResult> {
-    const { adapter, value, errors } = await onFreshDevice(async (device) => {
+    const { adapter, value, errors } = await onSharedDevice(async (device) => {
       const first = await gpuPositions(device, c);
       const second = await gpuPositions(device, c);
       return { first, second };
     });
     return { adapter, ...value, errors };
   },
-  async provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }> {
-    const { device } = await requestDevice('weft-harness');
-    try {
-      return await provokeValidationErrors(device);
-    } finally {
-      device.destroy();
-    }
-  },
+  provokeValidationErrors: () => shared.common.provokeValidationErrors(),
+  release: () => shared.common.release(),
 };
 
 window.weftHarness = harness;

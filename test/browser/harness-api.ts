@@ -5,14 +5,16 @@ import type { ImplicitRunner } from '../helpers/implicit-cases.ts';
 
 export interface WeftHarness {
   /**
-   * Requests a device, runs `c` on it and on the CPU (float32 storage) inside error scopes, and
-   * destroys the device. Rejects when the browser has no `navigator.gpu` or no adapter.
+   * Runs `c` on the page's device (one for all calls, requested on the first) and on the CPU
+   * (float32 storage) inside error scopes. Rejects when the browser has no `navigator.gpu` or no adapter.
    */
   runCase(c: GpuCase): Promise<GpuCaseResult>;
-  /** Runs `c` twice on the GPU, each on a fresh simulation of one device, for a bit-for-bit check. */
+  /** Runs `c` twice on the GPU, each on a fresh simulation of the page's device, for a bit-for-bit check. */
   runDeterminism(c: GpuCase): Promise<DeterminismResult>;
   /** Makes one invalid buffer inside error scopes and one outside, on a device of its own. */
   provokeValidationErrors(): Promise<{ scoped: string[]; uncaptured: string[] }>;
+  /** Destroys the page's device (a later call requests a new one). */
+  release(): Promise<void>;
 }
 
 /** What every shared-device harness page adds to its runners. */

@@ -1,7 +1,7 @@
 /**
- * GPU-vs-CPU comparison cases, shared by the Node tests (Dawn through the `webgpu` package) and
- * the browser harness (test/browser/gpu-harness.ts, served by Vite). No vitest and no Node APIs
- * here: this file runs in both places.
+ * GPU-vs-CPU comparison cases of the browser harness (test/browser/gpu-harness.ts, served by Vite),
+ * and the error-scope helpers the Node GPU suites share (Dawn through the `webgpu` package). No
+ * vitest and no Node APIs here: this file runs in both places.
  */
 import {
   buildCloth,
@@ -29,6 +29,20 @@ export interface GpuCase {
   steps: number;
   /** r_m, 1/s. */
   rayleighMass: number;
+  /** Fixed-point predictor–correctors only: most corrector sweeps a step (default 50). */
+  maxCorrectorIterations?: number;
+}
+
+/** The integration options of a case, the same on every backend. */
+export function integrationOf(
+  c: GpuCase,
+): Pick<GpuCase, 'integrator' | 'dt' | 'rayleighMass' | 'maxCorrectorIterations'> {
+  return {
+    integrator: c.integrator,
+    dt: c.dt,
+    rayleighMass: c.rayleighMass,
+    ...(c.maxCorrectorIterations === undefined ? {} : { maxCorrectorIterations: c.maxCorrectorIterations }),
+  };
 }
 
 /** Both final states of a case, float32 values widened to float64, xyz interleaved ([3n]). */
@@ -158,7 +172,7 @@ export async function provokeValidationErrors(
  */
 export async function compareGpuWithCpu(device: GPUDevice, c: GpuCase): Promise<GpuVsCpuStates> {
   const model = buildScene(c.scene);
-  const integration = { integrator: c.integrator, dt: c.dt, rayleighMass: c.rayleighMass };
+  const integration = integrationOf(c);
   const gpu = await createSimulation(model, { backend: 'webgpu', device, ...integration });
   try {
     const cpu = await createSimulation(model, { backend: 'cpu', precision: 'f32', ...integration });
@@ -179,13 +193,7 @@ export async function compareGpuWithCpu(device: GPUDevice, c: GpuCase): Promise<
 
 /** Final GPU positions of a case (velocities are checked by the comparison cases). */
 export async function gpuPositions(device: GPUDevice, c: GpuCase): Promise<number[]> {
-  const gpu = await createSimulation(buildScene(c.scene), {
-    backend: 'webgpu',
-    device,
-    integrator: c.integrator,
-    dt: c.dt,
-    rayleighMass: c.rayleighMass,
-  });
+  const gpu = await createSimulation(buildScene(c.scene), { backend: 'webgpu', device, ...integrationOf(c) });
   try {
     gpu.step(c.steps);
     return Array.from((await gpu.readState()).positions);

@@ -1,12 +1,12 @@
 /**
- * The assertions and the error summary shared by test/gpu-browser.test.ts and
- * test/gpu-node.test.ts: one case's GPU state against the CPU float32 path, within the tolerances
- * below, and a table of the largest differences measured.
+ * The assertions and the error summary of test/gpu-browser.test.ts: one case's GPU state against
+ * the CPU float32 path, within the tolerances below, and a table of the largest differences
+ * measured.
  */
 import { expect } from 'vitest';
 import { createSimulation } from '../../src/index.ts';
 import { expectClose, maxAbsError } from './expect-close.ts';
-import { buildScene, type GpuCase, type GpuCaseResult, type SceneName } from './gpu-cases.ts';
+import { buildScene, integrationOf, type GpuCase, type GpuCaseResult, type SceneName } from './gpu-cases.ts';
 
 /** Time step and step count per scene. */
 export const SCENE_TIMING: Readonly<Record<SceneName, { dt: number; steps: number }>> = {
@@ -81,11 +81,7 @@ export function rayleighCase(integrator: (typeof RAYLEIGH_INTEGRATORS)[number]):
  */
 export async function checkGpuAgainstCpu(c: GpuCase, result: GpuCaseResult, rows: ErrorRow[]): Promise<void> {
   // The float64 CPU run is only for the summary's noise column.
-  const f64 = await createSimulation(buildScene(c.scene), {
-    integrator: c.integrator,
-    dt: c.dt,
-    rayleighMass: c.rayleighMass,
-  });
+  const f64 = await createSimulation(buildScene(c.scene), integrationOf(c));
   f64.step(c.steps);
   const reference = await f64.readState();
   rows.push({
