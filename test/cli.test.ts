@@ -109,7 +109,8 @@ describe('weft run', () => {
   // Tolerance 2e-5 m on a 1.5 m cloth: float32 rounding differences (≈ 1e-7 relative per
   // operation) amplified over 100 steps; explicit Euler grows errors fastest (measured 7e-6).
   // Three program shapes (one stage, four stages, a half-step momentum scheme) check the CLI's
-  // WebGPU path; every explicit integrator's GPU step against the CPU is test/gpu-node.test.ts's.
+  // WebGPU path; every explicit integrator's GPU step against the CPU is test/gpu-browser.test.ts's
+  // (Chromium) and test/gpu-kernels-quick.test.ts's (Node).
   test.each(['explicit-euler', 'rk4', 'variational-symplectic'] satisfies ExplicitIntegratorName[])(
     '%s: --backend webgpu agrees with --backend cpu --precision f32',
     async (integrator) => {
