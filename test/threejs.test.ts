@@ -36,8 +36,9 @@ async function open(
   height: number,
   options: { withoutWebGpu?: boolean } = {},
 ): Promise<{ page: Page; errors: string[] }> {
+  // The browser's cache on: a second page's modules (three.js's among them) are revalidated, not
+  // sent again.
   const page = await browser!.newPage();
-  await page.setCacheEnabled(false); // a page loaded twice is 200 both times, not 304
   await page.setViewport({ width, height });
   if (options.withoutWebGpu) {
     await page.evaluateOnNewDocument(() => {
@@ -50,7 +51,9 @@ async function open(
     if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
   });
   const response = await page.goto(`${baseUrl}/examples/threejs/${query}`, { waitUntil: 'load' });
-  if (!response?.ok()) throw new Error(`GET /examples/threejs/: HTTP ${response?.status() ?? 'no response'}`);
+  // 304: the page as fetched before (Vite sends an ETag).
+  if (!response?.ok() && response?.status() !== 304)
+    throw new Error(`GET /examples/threejs/: HTTP ${response?.status() ?? 'no response'}`);
   return { page, errors };
 }
 
