@@ -8,6 +8,7 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startBrowserSession, type BrowserSession } from './browser/chromium.ts';
+import { openPage, waitForFrames, type OpenedPage } from './browser/example-pages.ts';
 
 let session: BrowserSession | undefined;
 let browser: Browser | undefined;
@@ -22,35 +23,12 @@ afterAll(() => session?.close());
 
 /**
  * Opens `url` at `width` × `height` (800 × 600 unless told) and waits for `frames` frames; page and
- * console errors are collected. The browser's cache is on: the second page's modules are
- * revalidated, not sent again.
+ * console errors are collected (test/browser/example-pages.ts).
  */
-async function open(
-  url: string,
-  { frames = 3, width = 800, height = 600 } = {},
-): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser!.newPage();
-  await page.setViewport({ width, height });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
-  });
-  const response = await page.goto(url, { waitUntil: 'load' });
-  // 304: the page as fetched before (Vite sends an ETag).
-  if (!response?.ok() && response?.status() !== 304)
-    throw new Error(`GET ${url}: HTTP ${response?.status() ?? 'no response'}`);
-  await page
-    .waitForFunction(
-      (n) => (window.__weft?.frames ?? 0) >= n || (window.__weft?.errors.length ?? 0) > 0,
-      { timeout: 30_000, polling: 100 },
-      frames,
-    )
-    .catch((error: unknown) => {
-      throw new Error(`no frames drawn: ${(error as Error).message}\n${errors.join('\n')}`);
-    });
-  expect(await page.evaluate(() => window.__weft!.errors)).toEqual([]);
-  return { page, errors };
+async function open(url: string, { frames = 3, width = 800, height = 600 } = {}): Promise<OpenedPage> {
+  const opened = await openPage(browser!, url, { width, height });
+  await waitForFrames(opened.page, opened.errors, frames);
+  return opened;
 }
 
 /** Clicks Share link and returns the address it wrote (once the button says where the link is). */

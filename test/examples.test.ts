@@ -1,9 +1,10 @@
 /**
- * The example pages in headless Chromium (WebGPU on SwiftShader): each loads, draws frames with
- * no WebGPU error and no console error, and what it draws is not blank — cloth-coloured pixels,
- * changing between two frames half a second apart — and the cloth demo stops and hides a
- * diverging cloth. The pages expose `window.__weft` (examples/cloth/page-status.ts); pixels are
- * read in the page (the canvas drawn into a 2-D canvas right after a frame's submit).
+ * The cloth demo in headless Chromium (WebGPU on SwiftShader): it loads, draws frames with no
+ * WebGPU error and no console error, and what it draws is not blank — cloth-coloured pixels,
+ * changing between two frames half a second apart — follows the pointer, takes the step its links
+ * and scenes need, and stops and hides a diverging cloth. Pixels are read in the page (the canvas
+ * drawn into a 2-D canvas right after a frame's submit). The other example pages, the index and
+ * the pages' error plumbing: test/examples-pages.test.ts.
  *
  * Scenes are small (32 × 32; the self-collision scene 16 × 16) because SwiftShader is slow, and
  * tests share a page where their claim does not need a page of its own (a page load, its device
@@ -11,145 +12,41 @@
  * sets them; the links' own tests load their links. `WEFT_SCREENSHOT=1` also writes
  * examples/cloth/screenshot.png, a 64 × 64 cloth after 2.5 s of simulated time (a few minutes).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { PageStatus as PageStatusClass } from '../examples/cloth/page-status.ts';
-import { CHROMIUM_FLAGS, REPO_ROOT, findChromium } from './browser/chromium.ts';
+import { REPO_ROOT, startBrowserSession, type BrowserSession } from './browser/chromium.ts';
+import { openPage, twoFrames, waitForFrames, type OpenedPage } from './browser/example-pages.ts';
 import { LONG_RUN } from './helpers/long-run.ts';
 import { createSimulation } from '../src/index.ts';
 import { buildModel, sceneLabel } from '../examples/cloth/scenes.ts';
 import { withWorld } from '../examples/cloth/world.ts';
 import { demoSettings } from './helpers/demo-settings.ts';
 
-/**
- * test/browser/chromium.ts's flags plus the GPU process's own Vulkan on SwiftShader: without it the
- * GPU process has no Vulkan here, a WebGPU canvas cannot create its swap chain's shared images, and
- * the first present loses the device ("A valid external Instance reference no longer exists").
- */
-const CANVAS_FLAGS = CHROMIUM_FLAGS; // includes --use-vulkan=swiftshader, which a WebGPU canvas needs
-
-let server: ViteDevServer | undefined;
-let browser: Browser | undefined;
-let baseUrl = '';
-const profile = mkdtempSync(join(tmpdir(), 'weft-examples-'));
+let session: BrowserSession | undefined;
 
 beforeAll(async () => {
-  server = await createServer({
-    configFile: join(REPO_ROOT, 'vite.config.ts'),
-    root: REPO_ROOT,
-    logLevel: 'warn',
-    clearScreen: false,
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-    optimizeDeps: { entries: ['examples/cloth/index.html', 'examples/embed/index.html'] },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (!address || typeof address === 'string') throw new Error('Vite dev server has no TCP address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
-  browser = await puppeteer.launch({
-    executablePath: findChromium(),
-    headless: true,
-    args: [...CANVAS_FLAGS, `--user-data-dir=${profile}`],
-  });
+  session = await startBrowserSession(['examples/cloth/index.html']);
 });
 
-afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await server?.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-});
+afterAll(() => session?.close());
 
-/**
- * Opens `path` at 400 × 300 unless told otherwise (SwiftShader draws a quarter of 800 × 600's
- * pixels; the pixel checks are fractions of the canvas); page errors and console errors are
- * collected in `errors`.
- */
-async function open(
-  path: string,
-  options: { withoutWebGpu?: boolean; width?: number; height?: number } = {},
-): Promise<{ page: Page; errors: string[] }> {
-  // The browser's cache on: a page's modules, fetched by the pages before it, are revalidated, not
-  // sent again.
-  const page = await browser!.newPage();
-  await page.setViewport({ width: options.width ?? 400, height: options.height ?? 300 });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
-  });
-  if (options.withoutWebGpu) {
-    await page.evaluateOnNewDocument(() => {
-      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined });
-    });
-  }
-  const response = await page.goto(`${baseUrl}${path}`, { waitUntil: 'load' });
-  // 304: the page as fetched before (Vite sends an ETag).
-  if (!response?.ok() && response?.status() !== 304)
-    throw new Error(`GET ${path}: HTTP ${response?.status() ?? 'no response'}`);
-  return { page, errors };
-}
-
-/** Waits until the page has drawn `frames` frames, failing with what the page said if it does not. */
-async function waitForFrames(page: Page, errors: string[], frames: number): Promise<void> {
-  await page
-    .waitForFunction(
-      (n) => (window.__weft?.frames ?? 0) >= n || (window.__weft?.errors.length ?? 0) > 0,
-      {
-        timeout: 30_000,
-        polling: 100,
-      },
-      frames,
-    )
-    .catch((error: unknown) => {
-      throw new Error(`no ${frames} frames drawn: ${(error as Error).message}\n${errors.join('\n')}`);
-    });
-  expect(await page.evaluate(() => window.__weft!.errors)).toEqual([]);
-}
-
-type PixelClass = 'cloth' | 'lines';
-
-/**
- * Two frames half a second apart, analysed in the page: the pixels of `kind`'s colour in the
- * second, and the pixels that changed between them (summed |ΔRGB| > 24).
- */
-async function twoFrames(page: Page, kind: PixelClass) {
-  return page.evaluate(async (kind) => {
-    const hooks = window.__weft!;
-    const first = await hooks.capture();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const second = await hooks.capture();
-    const [a, b] = [first.data, second.data];
-    let matching = 0;
-    let changed = 0;
-    for (let p = 0; p < b.length; p += 4) {
-      const [r, g, bl] = [b[p]!, b[p + 1]!, b[p + 2]!];
-      // The cloth is red (lit front and darker back); the embedding example's lines are green.
-      if (kind === 'cloth' ? r > 70 && r > 1.4 * g && r > 1.4 * bl : g > 120 && g > r + 50) matching++;
-      if (Math.abs(a[p]! - r) + Math.abs(a[p + 1]! - g) + Math.abs(a[p + 2]! - bl) > 24) changed++;
-    }
-    return { pixels: b.length / 4, matching, changed, frames: hooks.frames };
-  }, kind);
-}
+/** Opens `path` of the dev server (400 × 300 unless told; test/browser/example-pages.ts). */
+const open = (path: string, options: { width?: number; height?: number } = {}): Promise<OpenedPage> =>
+  openPage(session!.browser, `${session!.baseUrl}${path}`, options);
 
 /**
  * Pages that several tests share, opened by the first that needs one. A page draws frames as long as
  * it is open, which takes the CPU from the pages after it: the last test of each closes it.
  */
-const shared: Partial<Record<'demo' | 'index', Promise<{ page: Page; errors: string[] }>>> = {};
+const shared: Partial<Record<'demo', Promise<OpenedPage>>> = {};
 async function closeShared(which: keyof typeof shared): Promise<void> {
   const opened = shared[which];
   delete shared[which];
   await (await opened?.catch(() => undefined))?.page.close();
 }
 afterAll(async () => {
-  for (const which of ['demo', 'index'] as const) await closeShared(which);
+  await closeShared('demo');
 });
 
 /**
@@ -198,7 +95,7 @@ const SCENE_BASE = { integrator: 'implicit-euler', scene: 'square', size: '32', 
  * rest, no control rewritten) — the rebuild a link's settings get at load. Returns once the new
  * scene has drawn 3 frames.
  */
-async function showScene(query: string): Promise<{ page: Page; errors: string[] }> {
+async function showScene(query: string): Promise<OpenedPage> {
   const { page, errors } = await openSharedDemo();
   await waitForFrames(page, errors, 3);
   const values: Record<string, string> = { ...SCENE_BASE, ...Object.fromEntries(new URLSearchParams(query)) }; // prettier-ignore
@@ -516,82 +413,6 @@ test('the cloth demo given a link Weft refuses drops the setting it names, says 
   await page.waitForFunction(() => /^variational-symplectic-implicit · 32×32 cloth/.test(document.getElementById('stats')!.textContent ?? ''), { timeout: 20_000 }); // prettier-ignore
   expect(errors).toEqual([]);
   await page.close();
-});
-
-test('the embedding example draws the cloth from Weft’s buffer with its own pipeline', async () => {
-  const { page, errors } = await open('/examples/embed/?size=32');
-  await waitForFrames(page, errors, 3);
-  const seen = await twoFrames(page, 'lines');
-  expect(seen.matching, 'line-coloured pixels').toBeGreaterThan(0.005 * seen.pixels);
-  expect(seen.changed, 'pixels changed in 0.5 s').toBeGreaterThan(0.001 * seen.pixels);
-  expect(errors).toEqual([]);
-  await page.close();
-});
-
-test.each(['/examples/cloth/', '/examples/embed/'])(
-  '%s says so when the browser has no WebGPU',
-  async (path) => {
-    const { page, errors } = await open(path, { withoutWebGpu: true });
-    await page.waitForFunction(() => window.__weft?.notice != null, { timeout: 20_000 });
-    expect(await page.evaluate(() => window.__weft!.notice)).toMatch(/no WebGPU/i);
-    expect(await page.evaluate(() => document.getElementById('notice')!.hidden)).toBe(false);
-    expect(errors).toEqual([]);
-    await page.close();
-  },
-);
-
-/**
- * One page for the three tests below: the dev server's root, which leads to /examples/ (the
- * index's links and, last, the error plumbing use that page).
- */
-const openIndex = () => (shared.index ??= open('/'));
-
-test('the dev server root (npm run demo) leads to the examples, not a 404', async () => {
-  const { page, errors } = await openIndex();
-  await page.waitForFunction(() => document.title === 'Weft examples', { timeout: 20_000 });
-  expect(new URL(page.url()).pathname).toBe('/examples/');
-  expect(errors).toEqual([]);
-});
-
-test('examples/index.html links to every example', async () => {
-  const { page } = await openIndex();
-  await page.waitForFunction(() => document.title === 'Weft examples', { timeout: 20_000 });
-  const links = await page.$$eval('a[href]', (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
-  expect(links).toEqual(expect.arrayContaining([`${baseUrl}/examples/cloth/`, `${baseUrl}/examples/embed/`]));
-  for (const link of links.filter((href) => href.startsWith(baseUrl))) {
-    const response = await fetch(link);
-    expect(response.status, link).toBe(200);
-  }
-});
-
-test('the pages’ error plumbing reports scoped and uncaptured WebGPU errors', async () => {
-  // PageStatus (examples/cloth/page-status.ts), loaded through Vite into the index page (after the
-  // two tests above, which look for no error there), on a device of its own: one invalid buffer inside scoped(), one outside.
-  const { page } = await openIndex();
-  await page.waitForFunction(() => document.title === 'Weft examples', { timeout: 20_000 });
-  await page.addScriptTag({
-    type: 'module',
-    content: "import { PageStatus } from '/examples/cloth/page-status.ts'; window.PageStatus = PageStatus;",
-  });
-  await page.waitForFunction(() => 'PageStatus' in window);
-  const seen = await page.evaluate(async () => {
-    const { PageStatus } = window as unknown as { PageStatus: typeof PageStatusClass };
-    const status = new PageStatus(document.body.appendChild(document.createElement('div')));
-    const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
-    status.watch(device);
-    const invalid = { size: 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.MAP_WRITE };
-    await status.scoped(device, 'the setup', () => device.createBuffer(invalid));
-    device.createBuffer(invalid);
-    await device.queue.onSubmittedWorkDone();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    device.destroy();
-    return { errors: window.__weft!.errors, notice: window.__weft!.notice };
-  });
-  expect(seen.errors).toEqual([
-    expect.stringMatching(/^WebGPU error in the setup: /),
-    expect.stringMatching(/^WebGPU error: /),
-  ]);
-  expect(seen.notice).toBe(seen.errors[1]);
 });
 
 test('the cloth demo given ?scene=character&size=64 (no dt) takes the step its contacts need', async () => {

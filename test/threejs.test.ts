@@ -17,6 +17,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createSimulation } from '../src/index.ts';
 import { RAYLEIGH_MASS, clothModel, integration } from '../examples/threejs/scene.ts';
 import { REPO_ROOT, startBrowserSession, type BrowserSession } from './browser/chromium.ts';
+import { openPage, type OpenedPage } from './browser/example-pages.ts';
 
 let session: BrowserSession | undefined;
 let browser: Browser | undefined;
@@ -30,32 +31,13 @@ beforeAll(async () => {
 afterAll(() => session?.close());
 
 /** Opens the example at `width` × `height`; page errors and console errors are collected in `errors`. */
-async function open(
+const open = (
   query: string,
   width: number,
   height: number,
   options: { withoutWebGpu?: boolean } = {},
-): Promise<{ page: Page; errors: string[] }> {
-  // The browser's cache on: a second page's modules (three.js's among them) are revalidated, not
-  // sent again.
-  const page = await browser!.newPage();
-  await page.setViewport({ width, height });
-  if (options.withoutWebGpu) {
-    await page.evaluateOnNewDocument(() => {
-      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined });
-    });
-  }
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`page error: ${(error as Error).message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
-  });
-  const response = await page.goto(`${baseUrl}/examples/threejs/${query}`, { waitUntil: 'load' });
-  // 304: the page as fetched before (Vite sends an ETag).
-  if (!response?.ok() && response?.status() !== 304)
-    throw new Error(`GET /examples/threejs/: HTTP ${response?.status() ?? 'no response'}`);
-  return { page, errors };
-}
+): Promise<OpenedPage> =>
+  openPage(browser!, `${baseUrl}/examples/threejs/${query}`, { width, height, ...options });
 
 /** Waits until the page's simulated time reaches `time` s, failing with what the page said if it does not. */
 async function waitForTime(page: Page, errors: string[], time: number, timeout: number): Promise<void> {
