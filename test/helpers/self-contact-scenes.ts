@@ -3,7 +3,14 @@
  * tilted 0.3 rad about x, its lower edge 3 cm above a floor, so that it folds over itself as it
  * collapses.
  */
-import { buildCloth, createModel, type Model, type SelfCollision } from '../../src/index.ts';
+import {
+  buildCloth,
+  createModel,
+  createSimulation,
+  type Model,
+  type SelfCollision,
+} from '../../src/index.ts';
+import { selfIntersections } from '../../src/internal.ts';
 
 /** The collapsing n² cloth, with `selfCollision` (or none). */
 export function collapsingCloth(n: number, selfCollision?: SelfCollision): Model {
@@ -62,4 +69,90 @@ export function clothTwist(n: number): {
       return [x0[3 * i]!, Math.cos(angle) * y - Math.sin(angle) * z, mid + Math.sin(angle) * y + Math.cos(angle) * z]; // prettier-ignore
     });
   return { model, sides, targets };
+}
+
+/** One model of two cloths (`b`'s indices after `a`'s), with self-collision and colliders (as test/self-contact-scenes.test.ts). */
+function merge(a: Model, b: Model, extra: Partial<Parameters<typeof createModel>[0]>): Model {
+  const n = a.particleCount;
+  const shift = (indices: Uint32Array): number[] => Array.from(indices, (i) => i + n);
+  return createModel({
+    positions: [...a.particlePositions, ...b.particlePositions],
+    masses: [...a.particleMass, ...b.particleMass],
+    springPairs: [...a.springIndices, ...shift(b.springIndices)],
+    springStiffness: [...a.springStiffness, ...b.springStiffness],
+    springDamping: [...a.springDamping, ...b.springDamping],
+    triangles: [...a.triangleIndices, ...shift(b.triangleIndices)],
+    gravity: a.gravity,
+    ...extra,
+  });
+}
+
+/**
+ * A 10² layer `above` m over a 12² one `lower` m over a floor (thickness 5 mm), r = 5 mm
+ * (test/self-contact-scenes.test.ts: 15 mm and 20 mm).
+ */
+export function layers(above = 0.015, lower = 0.02): Model {
+  const bottom = buildCloth({ nx: 12, ny: 12, spacing: 0.05, pins: [], origin: [0, lower, 0], damping: 0.5 });
+  const upper = buildCloth({ nx: 10, ny: 10, spacing: 0.05, pins: [], origin: [0.075, lower + above, 0.075], damping: 0.5 }); // prettier-ignore
+  return merge(bottom, upper, {
+    selfCollision: { thickness: 0.005, maxPairsPerParticle: 64 },
+    colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.3 }],
+  });
+}
+
+const maxDiff = (a: Float64Array, b: Float64Array): number =>
+  Math.max(...a.map((value, k) => Math.abs(value - b[k]!)));
+
+/**
+ * The layers at `heights` ([above, lower]) on WebGPU (`device`) and the CPU in float32: `before`
+ * steps, then `frames` frames (of 5 steps for symplectic Euler, 1 for the implicit schemes), each
+ * compared: the most pairs listed and acting on the CPU, the largest |Δx| GPU − CPU, the GPU's
+ * intersecting triangle pairs summed over the frames, a line per frame, and the GPU's state
+ * (positions, then velocities) at the first frame.
+ */
+export async function layersOnGpuAndCpu(
+  device: GPUDevice,
+  run: { integrator: 'symplectic-euler' | 'implicit-euler'; dt: number; solver?: 'pcg' | 'multigrid' | undefined; heights: readonly [number, number]; before: number; frames: number }, // prettier-ignore
+): Promise<{
+  most: number;
+  acting: number;
+  worst: number;
+  crossings: number;
+  lines: string[];
+  first: { step: number; state: Float64Array };
+}> {
+  // prettier-ignore
+  const model = layers(...run.heights);
+  const options = { integrator: run.integrator, dt: run.dt, ...(run.solver ? { solver: run.solver } : {}) };
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device } as Parameters<typeof createSimulation>[1]); // prettier-ignore
+  const cpu = await createSimulation(model, { ...options, backend: 'cpu', precision: 'f32' } as Parameters<typeof createSimulation>[1]); // prettier-ignore
+  try {
+    const per = run.integrator === 'symplectic-euler' ? 5 : 1;
+    // The GPU steps through advance(), which skips what is left of a converged implicit loop
+    // (step() encodes every Newton and CG iteration up to the caps; bit-identical:
+    // test/gpu-cg-dispatches.test.ts; step() with self-contact: test/gpu-self-contact.test.ts).
+    await gpu.advance(run.before);
+    cpu.step(run.before);
+    const lines: string[] = [];
+    let [most, worst, crossings, acting] = [0, 0, 0, 0];
+    let first: { step: number; state: Float64Array } | undefined;
+    for (let frame = 0; frame < run.frames; frame++) {
+      await gpu.advance(per);
+      cpu.step(per);
+      const [a, b] = [await gpu.readState(), await cpu.readState()];
+      const [sa, sb] = [(await gpu.readSolverStats())!.selfContact!, (await cpu.readSolverStats())!.selfContact!]; // prettier-ignore
+      const dx = maxDiff(a.positions, b.positions);
+      const dv = maxDiff(a.velocities, b.velocities);
+      lines.push(`step ${gpu.stepCount}: |Δx| ${dx.toExponential(2)} m, |Δv| ${dv.toExponential(2)} m/s; pairs ${sa.pairs}/${sb.pairs}, active ${sa.activePairs}/${sb.activePairs}, truncated ${sa.truncated}/${sb.truncated}, sweeps ${sa.sweeps}/${sb.sweeps}, undone ${sa.undone}/${sb.undone}`); // prettier-ignore
+      most = Math.max(most, sb.pairs);
+      acting = Math.max(acting, sb.activePairs);
+      worst = Math.max(worst, dx);
+      crossings += selfIntersections(a.positions, model.triangleIndices).length;
+      first ??= { step: gpu.stepCount, state: Float64Array.from([...a.positions, ...a.velocities]) };
+    }
+    return { most, acting, worst, crossings, lines, first: first! };
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
 }
