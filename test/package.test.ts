@@ -222,10 +222,12 @@ test.concurrent(
           context: BROWSER_APP,
           entry: './main.js',
           output: { path: join(BROWSER_APP, 'webpack'), filename: 'main.js' },
-          // Weft bundles to ~400 kB minified (97 kB gzip; wgsl_reflect 222 kB of it, Weft with its
-          // WGSL kernels 178 kB), over webpack's 244 KiB advisory; an app sets its own budget. This
-          // one still fails a bundle that grows by half.
-          performance: { maxAssetSize: 600 * 1024, maxEntrypointSize: 600 * 1024 },
+          // Not minified: Terser was most of this build's time (~15 s of ~22 s), and what is checked
+          // here (module resolution, the `browser` condition, no Node module or Dawn in the graph,
+          // the bundle stepping) comes before it. Unminified, the bundle is past webpack's size
+          // advisory; the minified browser bundle's budget is the Vite test's (CHUNK_BUDGET_KB).
+          optimization: { minimize: false },
+          performance: { hints: false },
         },
         (error, result) => (error || !result ? reject(error ?? new Error('no stats')) : resolve(result)),
       ),
