@@ -3,18 +3,21 @@
  * the CPU float32 path (src/backends/cpu/cpu-simulation.ts), including the RK4 start-up steps, inside error
  * scopes; and the fixed-point predictor–correctors, whose corrector stops on the GPU.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildCloth, createModel, createSimulation, type Model, acquireDevice } from '../src/index.ts';
+import { beforeAll, expect, test } from 'vitest';
+import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
 
+// The suite's device (in the full run, the worker's shared one: pipelines compiled by the other
+// GPU suites stay cached).
+const node = useNodeDevice((device) => device);
 let device: GPUDevice;
 let model: Model;
 
-beforeAll(async () => {
-  ({ device } = await acquireDevice());
+beforeAll(() => {
+  device = node.runner();
   model = buildCloth({ nx: 8, ny: 8, damping: 0.5 });
 });
-afterAll(() => device.destroy());
 
 // 50 steps of 1 ms on an 8×8 cloth. Tolerances: float32 rounding of the same passes in another
 // order (GPU fused multiply-adds), as for the explicit integrators (test/gpu-node.test.ts); measured
