@@ -23,7 +23,7 @@
  * `GPU_TOLERANCE` of the CPU's, relative to how far the cloth moved (so a frozen state or a state
  * moved by another physics fails), and the cloth moved at least `MIN_MOTION` (at rest: exactly
  * still); iteration counts and convergence flags as the CPU's; and the padding of the GPU's
- * vector arena untouched: at 40 particles each arena slot has 8 padding entries, while 32-thread
+ * vector arena untouched: at 40 particles each arena slot has 216 padding entries, while 32-thread
  * workgroups run 64 threads, so a bounds check one too loose writes a sentinel there.
  *
  * No vitest here: the mutator imports this file inside one vitest process per batch of mutants.
@@ -61,6 +61,7 @@ import {
   TURBULENCE_DIRECTIONS,
   TURBULENCE_PHASES,
   encodeDispatches,
+  arenaStrideFor,
   fusedArenaStride,
   vertexTriangleClosest,
   type Compiled,
@@ -868,8 +869,8 @@ function modelOf(c: QuickCase): Model {
 }
 
 /**
- * The padding of the GPU's work-vector arena: every slot holds n vec4 then padding up to a
- * multiple of 16 (program-vectors.wgsl); at n = 40 each slot has 8 entries no kernel may write.
+ * The padding of the GPU's work-vector arena: every slot holds n vec4 then padding up to its stride
+ * (executor.ts arenaStrideFor, 256 at n = 40): 216 entries no kernel may write.
  * A sentinel there (its w ≠ 0, which storeVector never writes, and 1e30 that wrecks any result
  * read from it) shows a thread past the end of a vector — a bounds check one too loose — that
  * the states cannot show when the slot is written before it is read.
@@ -889,7 +890,7 @@ function fusedArenaOf(sim: unknown): GPUBuffer | undefined {
 
 /** vec4s per slot of `arena`: the fused stepper's (fusedArenaStride) or a fixed-step executor's. */
 function strideOf(arena: GPUBuffer, n: number): number {
-  return arena.label === 'FusedAdaptiveStepper.arena' ? fusedArenaStride(n) : Math.ceil(n / 16) * 16;
+  return arena.label === 'FusedAdaptiveStepper.arena' ? fusedArenaStride(n) : arenaStrideFor(n);
 }
 
 function fillPadding(device: GPUDevice, arena: GPUBuffer, n: number): void {

@@ -14,7 +14,6 @@ export const HEAVY_FILES = [
   'test/gpu-implicit-browser.test.ts', // ~50 s
   'test/gpu-implicit-node.test.ts', // ~30 s
   'test/gpu-adaptive-browser.test.ts', // ~20 s
-  'test/gpu-adaptive-node.test.ts', // ~20 s
 ];
 
 export class HeavyFirstSequencer extends BaseSequencer {
