@@ -5,17 +5,10 @@
  * self-collision, not with it), and Newton's ClothTwist.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  buildCloth,
-  createModel,
-  createSimulation,
-  energy,
-  type Model,
-  type SelfCollision,
-} from '../src/index.ts';
+import { buildCloth, createSimulation, energy, type Model, type SelfCollision } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
-import { clothTwist, collapsingCloth } from './helpers/self-contact-scenes.ts';
+import { clothTwist, collapsingCloth, merge } from './helpers/self-contact-scenes.ts';
 import { LONG_RUN, shortOrLong } from './helpers/long-run.ts';
 
 /** The pairs' energy Σ ½ k (r − d)² (d < r) at x: what energy() leaves out. */
@@ -26,27 +19,6 @@ function pairEnergy(model: Model, x: Float64Array): number {
   let sum = 0;
   for (let e = 0; e < probe.count; e++) sum += 0.5 * k * Math.max(r - probe.pairGeometry(x, e), 0) ** 2;
   return sum;
-}
-
-/** One model of two cloths (`b`'s indices after `a`'s), with self-collision and colliders. */
-function merge(a: Model, b: Model, extra: Partial<Parameters<typeof createModel>[0]>): Model {
-  const n = a.particleCount;
-  const shift = (indices: Uint32Array): number[] => Array.from(indices, (i) => i + n);
-  const fixed = (m: Model, offset: number): number[] =>
-    Array.from(m.particleFixed.keys())
-      .filter((i) => m.particleFixed[i])
-      .map((i) => i + offset);
-  return createModel({
-    positions: [...a.particlePositions, ...b.particlePositions],
-    masses: [...a.particleMass, ...b.particleMass],
-    fixed: [...fixed(a, 0), ...fixed(b, n)],
-    springPairs: [...a.springIndices, ...shift(b.springIndices)],
-    springStiffness: [...a.springStiffness, ...b.springStiffness],
-    springDamping: [...a.springDamping, ...b.springDamping],
-    triangles: [...a.triangleIndices, ...shift(b.triangleIndices)],
-    gravity: a.gravity,
-    ...extra,
-  });
 }
 
 /** The smallest distance between the particles of `from` and the triangles' vertices of `to`: a cheap gap bound. */

@@ -71,13 +71,18 @@ export function clothTwist(n: number): {
   return { model, sides, targets };
 }
 
-/** One model of two cloths (`b`'s indices after `a`'s), with self-collision and colliders (as test/self-contact-scenes.test.ts). */
-function merge(a: Model, b: Model, extra: Partial<Parameters<typeof createModel>[0]>): Model {
+/** One model of two cloths (`b`'s indices after `a`'s, their pins kept), with `extra` (self-collision, colliders). */
+export function merge(a: Model, b: Model, extra: Partial<Parameters<typeof createModel>[0]>): Model {
   const n = a.particleCount;
   const shift = (indices: Uint32Array): number[] => Array.from(indices, (i) => i + n);
+  const fixed = (m: Model, offset: number): number[] =>
+    Array.from(m.particleFixed.keys())
+      .filter((i) => m.particleFixed[i])
+      .map((i) => i + offset);
   return createModel({
     positions: [...a.particlePositions, ...b.particlePositions],
     masses: [...a.particleMass, ...b.particleMass],
+    fixed: [...fixed(a, 0), ...fixed(b, n)],
     springPairs: [...a.springIndices, ...shift(b.springIndices)],
     springStiffness: [...a.springStiffness, ...b.springStiffness],
     springDamping: [...a.springDamping, ...b.springDamping],
