@@ -6,8 +6,8 @@ export * from './index.ts';
 export { FIXED_STEP_INTEGRATOR_NAMES } from './integrators/catalog.ts';
 export { AdaptiveSimulation } from './simulation/adaptive-simulation.ts';
 export { compileFused, FusedUnsupported, polynomialOf } from './backends/webgpu/fused-program.ts';
-export { FusedAdaptiveStepper, fusedArenaStride, type FusedForm } from './backends/webgpu/fused-stepper.ts';
-export { arenaStrideFor } from './backends/webgpu/executor.ts';
+export { FusedAdaptiveStepper, type FusedForm } from './backends/webgpu/fused-stepper.ts';
+export { arenaStride } from './backends/webgpu/gpu-common.ts';
 export { CpuMultistepSimulation } from './backends/cpu/cpu-simulation.ts';
 export {
   ADAPTIVE_INTEGRATORS,

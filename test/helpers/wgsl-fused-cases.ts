@@ -26,7 +26,7 @@ import {
   resolveImplicitOptions,
   CpuProgramStepper,
   FusedAdaptiveStepper,
-  fusedArenaStride,
+  arenaStride,
   adaptiveProgram,
   velocityImplicitProgram,
   type Program,
@@ -117,7 +117,7 @@ export async function fusedAttempt(
     };
     const [work, arena, positions, velocities] = await Promise.all(['work', 'arena', 'positions', 'velocities'].map(read)); // prettier-ignore
     const n = model.particleCount;
-    const stride = fusedArenaStride(n);
+    const stride = arenaStride(n);
     const slots = compileFused(program).slots;
     const xyz = (data: Float32Array, first: number): Float64Array =>
       Float64Array.from({ length: 3 * n }, (_, k) => data[4 * (first + Math.floor(k / 3)) + (k % 3)]!);

@@ -61,8 +61,7 @@ import {
   TURBULENCE_DIRECTIONS,
   TURBULENCE_PHASES,
   encodeDispatches,
-  arenaStrideFor,
-  fusedArenaStride,
+  arenaStride,
   vertexTriangleClosest,
   type Compiled,
   type Program,
@@ -870,7 +869,7 @@ function modelOf(c: QuickCase): Model {
 
 /**
  * The padding of the GPU's work-vector arena: every slot holds n vec4 then padding up to its stride
- * (executor.ts arenaStrideFor, 256 at n = 40): 216 entries no kernel may write.
+ * (gpu-common.ts arenaStride, 256 at n = 40): 216 entries no kernel may write.
  * A sentinel there (its w ≠ 0, which storeVector never writes, and 1e30 that wrecks any result
  * read from it) shows a thread past the end of a vector — a bounds check one too loose — that
  * the states cannot show when the slot is written before it is read.
@@ -888,13 +887,8 @@ function fusedArenaOf(sim: unknown): GPUBuffer | undefined {
   return buffers?.find((b) => b.label === 'FusedAdaptiveStepper.arena');
 }
 
-/** vec4s per slot of `arena`: the fused stepper's (fusedArenaStride) or a fixed-step executor's. */
-function strideOf(arena: GPUBuffer, n: number): number {
-  return arena.label === 'FusedAdaptiveStepper.arena' ? fusedArenaStride(n) : arenaStrideFor(n);
-}
-
 function fillPadding(device: GPUDevice, arena: GPUBuffer, n: number): void {
-  const stride = strideOf(arena, n);
+  const stride = arenaStride(n);
   const pad = new Float32Array(4 * (stride - n));
   for (let k = 0; k < stride - n; k++) pad.set(SENTINEL, 4 * k);
   for (let slot = 0; slot < arena.size / (16 * stride); slot++)
@@ -905,7 +899,7 @@ function fillPadding(device: GPUDevice, arena: GPUBuffer, n: number): void {
 async function paddingChange(device: GPUDevice, arena: GPUBuffer, n: number): Promise<string | undefined> {
   const bytes = await readBuffer(device, arena);
   const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  const stride = strideOf(arena, n);
+  const stride = arenaStride(n);
   for (let slot = 0; slot < data.length / (4 * stride); slot++)
     for (let i = n; i < stride; i++)
       for (let q = 0; q < 4; q++) {

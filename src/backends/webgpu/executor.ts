@@ -27,6 +27,7 @@ import {
   pipeline,
   springBytes,
   VEC4_BYTES,
+  arenaStride,
   vec4Bytes,
   finishNorm,
   readPair,
@@ -57,16 +58,6 @@ interface StepUniform {
   readonly buffer: GPUBuffer;
   readonly layout: StructLayout;
   readonly values: (h: number) => Record<string, number | readonly number[]>;
-}
-
-/**
- * Vec4s per arena slot for n particles, a pipeline constant (program-vectors.wgsl) and a multiple
- * of 16: 256 up to 256 particles, then n rounded up to an eighth of its octave, so that models of
- * similar size share their pipelines (SwiftShader compiles a kernel in ~0.2–1 s); ≤ 12.5 % more arena.
- */
-export function arenaStrideFor(n: number): number {
-  const step = 2 ** Math.max(4, Math.floor(Math.log2(n)) - 3);
-  return Math.max(256, Math.ceil(n / step) * step);
 }
 
 export class WebGpuExecutor implements ExecutorServices {
@@ -123,7 +114,7 @@ export class WebGpuExecutor implements ExecutorServices {
     const [gx, gy] = dispatchSize(n, workgroupSize, device.limits);
     this.partialCount = gx * gy;
     this.freeParticles = model.particleInvMass.filter((w) => w > 0).length;
-    this.arenaStride = arenaStrideFor(n);
+    this.arenaStride = arenaStride(n);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     this.create = bufferFactory(device, 'WebGpuExecutor', this.buffers);
     const slotCount = this.allocateSlots();

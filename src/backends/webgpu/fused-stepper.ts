@@ -20,7 +20,7 @@ import { emptyNewtonStats } from '../../integrators/adaptive-options.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { compileFused, type FusedCode } from './fused-program.ts';
 import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
-import { bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, mappedCopy, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
+import { arenaStride, bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, mappedCopy, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
 import { idleBeforeMap } from './host-wait.ts';
 import { fusedProgramKernel, kernels } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
@@ -29,15 +29,6 @@ import { structBytes, type StructLayout } from './layout.ts';
 export const FUSED_MAX_PARTICLES = 1024;
 /** Dispatches per submission (the controller's state is read back once per submission). */
 const DISPATCHES_PER_SUBMIT = 8;
-
-/**
- * vec4s per slot of the fused kernel's arena for `n` particles: a power of two ≥ 64. The kernel's
- * loops run to n (the stride only places the slots), and the stride specialises the pipeline, so
- * every model of up to 64 particles shares one compile (seconds on a CPU adapter).
- */
-export function fusedArenaStride(n: number): number {
-  return Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(n, 1))));
-}
 
 /** The statistics the GPU keeps (AdaptiveStats without what the driver adds). */
 export type FusedStats = Omit<AdaptiveStats, 'derivativeEvaluations' | 'newton'> & {
@@ -102,7 +93,7 @@ export class FusedAdaptiveStepper {
     const create = bufferFactory(device, 'FusedAdaptiveStepper', this.buffers);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const uniform = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
-    const arenaStride = fusedArenaStride(n);
+    const stride = arenaStride(n);
     this.positions = create('positions', n * VEC4_BYTES, storage | GPUBufferUsage.VERTEX, vec4Bytes(model.particlePositions, 1)); // prettier-ignore
     this.velocities = create('velocities', n * VEC4_BYTES, storage, vec4Bytes(model.particleVelocities, 0));
     this.control = create('control', this.layout.size, storage, this.initialControl());
@@ -116,7 +107,7 @@ export class FusedAdaptiveStepper {
       params: create('params', 32, uniform, params),
       positions: this.positions,
       velocities: this.velocities,
-      arena: create('arena', Math.max(1, code.slots.size) * arenaStride * VEC4_BYTES, storage),
+      arena: create('arena', Math.max(1, code.slots.size) * stride * VEC4_BYTES, storage),
       settings: create('settings', layouts.structs.get('FusedSettings')!.size, uniform, this.settings(code, attemptsPerDispatch, program)), // prettier-ignore
       ...(form === 'interpreted' ? { code: create('code', code.words.byteLength, uniform, code.words.slice().buffer) } : {}), // prettier-ignore
       coefficients: create('coefficients', code.coefficients.byteLength, uniform, code.coefficients.slice().buffer), // prettier-ignore
@@ -137,7 +128,7 @@ export class FusedAdaptiveStepper {
     const kernel = form === 'generated' ? fusedProgramKernel(code.blocks) : layouts;
     const name = form === 'generated' ? `fusedAdaptive\n${code.blocks}` : 'fusedAdaptive';
     // The step-size controller is a constant (fused-common.wgsl drakeControl).
-    const constants = { arenaStride, drakeControl: o.errorControl === 'drake' ? 1 : 0 };
+    const constants = { arenaStride: stride, drakeControl: o.errorControl === 'drake' ? 1 : 0 };
     this.pipeline = cachedPipeline(device, name, kernel, threads, constants, 'fusedAdaptive');
     this.bindGroup = bindByName(device, 'FusedAdaptiveStepper', this.pipeline, kernel, buffers);
     this.stats = this.parse(new DataView(this.initialControl()));

@@ -6,6 +6,18 @@ import { writeStruct, type KernelLayout } from './layout.ts';
 /** Bytes of one vec4<f32> per particle. */
 export const VEC4_BYTES = 16;
 
+/**
+ * Vec4s per slot of a work-vector arena for n particles (the executor's and the fused kernel's),
+ * a pipeline constant (program-vectors.wgsl) and a multiple of 16 (a slot binds on its own at a
+ * 256-byte-aligned offset): 256 up to 256 particles, then n rounded up to an eighth of its octave,
+ * so that models of similar size share their pipelines (SwiftShader compiles a kernel in ~0.2–1 s)
+ * for at most 12.5 % more arena. Kernels loop to n; the stride only places the slots.
+ */
+export function arenaStride(n: number): number {
+  const step = 2 ** Math.max(4, Math.floor(Math.log2(n)) - 3);
+  return Math.max(256, Math.ceil(n / step) * step);
+}
+
 type Pipelines = Map<string, GPUComputePipeline>;
 const pipelineCache = new WeakMap<GPUDevice, Pipelines>();
 
