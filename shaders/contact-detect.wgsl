@@ -11,6 +11,8 @@
 // released stays. A constrained particle gets n and the normal velocity it must end the step
 // with, T = u·n − max(g, 0)/h. Detect or not, the solve's unknown s, with v₊ = base + c s
 // (src/integrators/contact-programs.ts), starts from x₀ = z n (solutionRef), z = (T − base·n)/c.
+// With `stick` = 1 a detected contact on a collider with friction sticks (n.w = 2: static friction,
+// held in all three directions; CpuContacts.constrain): x₀ = (V − base)/c, V = u + (T − u·n) n.
 
 struct DetectOp {
   h: f32,        // the step, s
@@ -23,10 +25,11 @@ override baseRef: u32 = 0u;      // base, the end-of-step velocity at s = 0, m/s
 override detect: u32 = 1u;       // 1: find the contacts at (x, v); 0: only restart from z
 override surfaceSlack: f32 = 0.0; // SURFACE_SLACK of src/model/colliders.ts
 override receding: f32 = 0.0;     // RECEDING_ROUNDING of src/model/colliders.ts
+override stick: u32 = 0u;         // 1: contacts with friction start sticking
 
 @group(0) @binding(5) var<uniform> op: DetectOp;
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg; 0: fixed
-@group(0) @binding(7) var<storage, read_write> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
+@group(0) @binding(7) var<storage, read_write> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained, 2: sticking
 @group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>;     // target, gap, collider, released
 
 @compute @workgroup_size(workgroupSize)
@@ -39,8 +42,15 @@ fn contactDetectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     detectAt(i);
   }
   let normal = contactNormals[i];
-  let z = (contactData[i].x - dot(loadVector(baseRef, i), normal.xyz)) / op.scale;
-  storeVector(solutionRef, i, select(vec3<f32>(0.0), z * normal.xyz, normal.w > 0.0));
+  let base = loadVector(baseRef, i);
+  let data = contactData[i];
+  let z = (data.x - dot(base, normal.xyz)) / op.scale;
+  var start = select(vec3<f32>(0.0), z * normal.xyz, normal.w > 0.0);
+  if (normal.w > 1.5) {
+    let u = colliderVelocity(colliders[u32(data.z)], loadVector(xRef, i));
+    start = (u + (data.x - dot(u, normal.xyz)) * normal.xyz - base) / op.scale;
+  }
+  storeVector(solutionRef, i, start);
 }
 
 // Particle i's contact at (x, v): n and (T, gap, collider, λ = 0), or zeros.
@@ -59,7 +69,7 @@ fn detectAt(i: u32) {
       let vn = dot(v - u, c.normal);
       let free = !held && c.gap >= -slack && (released || vn > receding * op.h * op.gravity);
       if (!free) {
-        normal = vec4<f32>(c.normal, 1.0);
+        normal = vec4<f32>(c.normal, select(1.0, 2.0, stick == 1u && colliders[c.collider].friction > 0.0));
         data = vec4<f32>(dot(u, c.normal) - max(c.gap, 0.0) / op.h, c.gap, f32(c.collider), 0.0);
       }
     }

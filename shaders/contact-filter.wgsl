@@ -6,7 +6,7 @@ override vectorRef: u32 = 0u;  // u
 override fromRef: u32 = 0u;    // w (= vectorRef to filter u in place)
 const FILTER_ROUNDING2 = 1e-12;  // FILTER_ROUNDING² of src/model/colliders.ts
 
-@group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
+@group(0) @binding(7) var<storage, read> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained, 2: sticking
 
 @compute @workgroup_size(workgroupSize)
 fn contactFilterMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -19,6 +19,7 @@ fn contactFilterMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   // Projected twice: once leaves ~6e-8 |u·n| along n (contactFiltered, implicit-common.wgsl).
   let once = u - dot(u, n) * n;
   let f = once - dot(once, n) * n;
-  // u along n up to rounding: 0 (contactFiltered).
-  storeVector(vectorRef, i, select(f, vec3<f32>(0.0), dot(f, f) <= FILTER_ROUNDING2 * dot(u, u)));
+  // u along n up to rounding, or a sticking contact (w = 2): 0 (contactFiltered).
+  let zero = contactNormals[i].w > 1.5 || dot(f, f) <= FILTER_ROUNDING2 * dot(u, u);
+  storeVector(vectorRef, i, select(f, vec3<f32>(0.0), zero));
 }

@@ -9,6 +9,9 @@
 // c and ι (implicit Euler: 1 and 1). With `release` = 1 the contacts whose pull is a clear part
 // of its terms (λ < −releaseMargin (|A s·n| + |b·n|)) leave the solve at once (n.w = 0) for it to resume without them, and nothing is moved yet: the respond after the
 // resumed solve moves what was behind (its gap, kept until then, says "behind" to both).
+// A sticking contact (n.w = 2, static friction: CpuContacts.slip) is not released so; where its
+// whole constraint force f = A s − b leaves the friction cone, |f_t| > μ λ, it slides from here
+// on (n.w = 1) and the solve's residual gets back −f_t; sticking, it gets no friction.
 
 struct RespondOp {
   scale: f32,    // c of v₊ = base + c s
@@ -27,7 +30,7 @@ override releaseMargin: f32 = 0.0; // RELEASE_NOW_FRACTION of src/model/collider
 override residualRef: u32 = 0u;  // the solve's r = b − A s: a released contact's −λ n added back
 
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;         // 1/kg
-@group(0) @binding(7) var<storage, read_write> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained
+@group(0) @binding(7) var<storage, read_write> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained, 2: sticking
 @group(0) @binding(8) var<storage, read_write> contactData: array<vec4<f32>>; // T, gap, collider, λ
 
 @compute @workgroup_size(workgroupSize)
@@ -48,22 +51,32 @@ fn contactRespondMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
       storeVector(xRef, i, x - data.y * n);
       data.y = 0.0;
     }
+    let force = loadVector(productRef, i) - loadVector(rhsRef, i);
     let qn = dot(loadVector(productRef, i), n);
     let bn = dot(loadVector(rhsRef, i), n);
     data.w = qn - bn;
+    let tangential = force - data.w * n;
+    let sticking = contactNormals[i].w > 1.5;
+    let slips = release == 1u && sticking && length(tangential) > c.friction * data.w;
+    // A sticking contact that pulls is released only when its tangential force is small (CpuContacts.respond).
+    let pulls = !behind && data.w < -releaseMargin * (abs(qn) + abs(bn)) && (!sticking || length(tangential) <= c.friction * abs(data.w));
     // Behind, λ < 0 is no adhesion (CpuContacts.respond says why): 0 holds it, as the CPU's flag.
     if (behind) {
       data.w = max(data.w, 0.0);
     }
     contactData[i] = data;
     // Released now only when its pull is a clear part of its terms (CpuContacts.respond).
-    if (release == 1u && data.w < -releaseMargin * (abs(qn) + abs(bn))) {
+    if (slips) {
+      contactNormals[i].w = 1.0;
+      storeVector(residualRef, i, loadVector(residualRef, i) - tangential);
+    }
+    if (release == 1u && pulls) {
       contactNormals[i].w = 0.0;
-      storeVector(residualRef, i, loadVector(residualRef, i) - data.w * n);
+      storeVector(residualRef, i, loadVector(residualRef, i) - (qn - bn) * n);
     }
   }
   let lambda = data.w;
-  if (mode == 1u || !(lambda > 0.0)) {
+  if (mode == 1u || !(lambda > 0.0) || contactNormals[i].w > 1.5) {
     return;
   }
   let base = loadVector(vRef, i);

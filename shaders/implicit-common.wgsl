@@ -137,7 +137,7 @@ fn groupIndex(group: vec3<u32>, groups: vec3<u32>) -> u32 {
 }
 
 // u with the normal component of a contact constraint removed, S u = u − (u·n) n, where
-// `normal`.w = 1 marks a constrained particle (Baraff & Witkin 1998 §5.3; src/backends/cpu/contacts.ts).
+// `normal`.w > 0 marks a constrained particle (Baraff & Witkin 1998 §5.3; src/backends/cpu/contacts.ts).
 // Projected twice, f = S (S u) (Kahan's "twice is enough": Parlett, The Symmetric Eigenvalue
 // Problem, 1980; Giraud, Langou & Rozložník 2005): once leaves ~6e-8 |u·n| along n (n is unit
 // only to float32). In b − A x₀, u·n is a contact's force λ, which stays while the residual across
@@ -147,8 +147,11 @@ fn groupIndex(group: vec3<u32>, groups: vec3<u32>) -> u32 {
 // A u along n up to rounding (|S u|² ≤ FILTER_ROUNDING² |u|²) gives 0, not the rounding, which CG
 // would take for a direction of the constrained subspace (CpuContacts.filter gives the reason).
 const FILTER_ROUNDING2 = 1e-12;  // FILTER_ROUNDING² of src/model/colliders.ts
+// w = 2 marks a sticking one (static friction, held in all three directions): S = 0.
 fn contactFiltered(u: vec3<f32>, normal: vec4<f32>) -> vec3<f32> {
-  let once = u - normal.w * dot(u, normal.xyz) * normal.xyz;
-  let f = once - normal.w * dot(once, normal.xyz) * normal.xyz;
-  return select(f, vec3<f32>(0.0), normal.w > 0.0 && dot(f, f) <= FILTER_ROUNDING2 * dot(u, u));
+  let w = min(normal.w, 1.0);
+  let once = u - w * dot(u, normal.xyz) * normal.xyz;
+  let f = once - w * dot(once, normal.xyz) * normal.xyz;
+  let zero = normal.w > 1.5 || (normal.w > 0.0 && dot(f, f) <= FILTER_ROUNDING2 * dot(u, u));
+  return select(f, vec3<f32>(0.0), zero);
 }

@@ -236,18 +236,18 @@ test.each(
 );
 
 /**
- * A resumed solve's cap, resumedIterations = ⌈maxIterations / 4⌉ (src/integrators/contact-programs.ts).
+ * A resumed solve's cap, resumedIterations = ⌈maxIterations / 2⌉ (src/integrators/contact-programs.ts).
  * A chain of four particles hangs in equilibrium from an anchor, the lowest 2 mm above a floor:
  * caught by the prediction, held, released at once (as the hanging particle above). The first,
  * constrained solve has three unknowns (the chain's vertical motion; x and z stay 0), an
  * irreducible tridiagonal system: CG ends in exactly 3 iterations. The resumed one starts from the
  * released particle's −λ n alone, a vector with a part along every eigenvector of the 4 × 4
- * tridiagonal system: it needs all 4. So with maxIterations 12 the resumed solve stops at
- * its cap of 3, unconverged; with 13 (a cap of 4) it converges and the chain stays at rest.
+ * tridiagonal system: it needs all 4. So with maxIterations 6 the resumed solve stops at
+ * its cap of 3, unconverged; with 7 (a cap of 4) it converges and the chain stays at rest.
  */
 test.each([
-  [12, 3, 1],
-  [13, 4, 0],
+  [6, 3, 1],
+  [7, 4, 0],
 ])(
   'implicit Euler, cpu: maxIterations %i caps the resumed solve at %i iterations (unconverged: %i)',
   async (maxIterations, cap, unconverged) => {

@@ -28,7 +28,14 @@ const SPEED = 5;
  * saved nothing measurable: the time is in creating the simulations.)
  */
 const STEPS = 8;
-const OPTIONS = { integrator: 'implicit-euler', dt: H, solver: 'multigrid', tolerance: 1e-3 } as const;
+/**
+ * Friction after the solve (staticFriction false): with the landing contacts sticking, the GPU's
+ * float32 arithmetic puts it 3–6 times the CPU f64−f32 difference from the CPU f32 at steps 1–5
+ * (at most 2.6e-5 m, no decision differing: pairs, truncations and sweeps the same), which the
+ * bound below (made for storage rounding) does not cover; static friction's GPU-vs-CPU check is
+ * test/static-friction.test.ts.
+ */
+const OPTIONS = { integrator: 'implicit-euler', dt: H, solver: 'multigrid', tolerance: 1e-3, staticFriction: false } as const; // prettier-ignore
 
 /** The bench's cloth (n², 1 m, 0.3 kg, k = 100 N/m) 3 cm above the sphere, moving down at `speed`; selfCollision's defaults. */
 function thrownCloth(n: number, speed: number): Model {

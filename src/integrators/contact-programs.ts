@@ -73,8 +73,9 @@
  * slides a particle right, but cannot hold one: res's tangential part (h²/4) f_t/m is free in the
  * solve, a creep of 2.8 cm/s on a 20° slope at μ = 0.5. Friction on res as well (all of it, or only
  * where it stops the particle) holds the particle but makes the cloth diverge again, by an amount
- * that grows with μ (stable at μ = 0.1). What is missing is static friction inside the solve (a
- * sticking particle constrained in all three directions). Future work.
+ * that grows with μ (stable at μ = 0.1). What was missing is static friction inside the solve (a
+ * sticking particle constrained in all three directions), which the other schemes now have
+ * (`stick`, src/backends/cpu/contacts.ts); the variational scheme with it is not tried yet.
  * Newmark carries a₊ into the next step (a ← a₊), but a contact's a₊ holds impulses spread over
  * one step — the constraint's, (T − n·base)/(hγ) along n, and friction's along the surface — not
  * accelerations: carried, a₊·n alternates in sign at a resting contact and flings the particle
@@ -90,13 +91,16 @@ import { INTEGRATORS } from './catalog.ts';
 import type { Coefficient, Op, Program } from './program.ts';
 
 /**
- * The most iterations a resumed solve (contacts released within the step, RELEASE_NOW above) runs:
- * a quarter of the solve's own, 50 at the default 200. What it solves is the released contacts'
- * residual, and on WebGPU every iteration is encoded whether it runs or not (a multigrid one is
- * ~20 dispatches). One that stops there is counted unconverged.
+ * The most iterations a resumed solve (contacts released or slipping within the step, RELEASE_NOW
+ * above and static friction's `slip`, src/backends/cpu/contacts.ts) runs: half of the solve's own,
+ * 100 at the default 200. What it solves is the released contacts' residual and the slipped ones'
+ * tangential forces — the latter nearly a solve again (a 16² cloth collapsing on a floor: resumed
+ * solves of up to 31 iterations after solves of 35; a quarter, the cap before static friction,
+ * left one unconverged) — and on WebGPU step() encodes every iteration whether it runs or not (a
+ * multigrid one is ~20 dispatches). One that stops there is counted unconverged.
  */
 export function resumedIterations(maxIterations: number): number {
-  return Math.max(1, Math.ceil(maxIterations / 4));
+  return Math.max(1, Math.ceil(maxIterations / 2));
 }
 
 /** Throws when colliders cannot be used with this integrator on this backend, naming why. */
@@ -124,11 +128,11 @@ const FILTERED = 'contact.residual';
  * whose force clearly pulls are released at once and the solve resumes without them (RELEASE_NOW
  * above), and friction is applied unless a Newton loop applies it after converging.
  */
-function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, release: boolean, moved: string): Op[] {
+function constrained(solve: Op, x: string, v: string, base: string, scale: Coefficient, impulse: Coefficient, detect: boolean, release: boolean, moved: string, stick = false): Op[] {
   if (solve.op !== 'solve') return [solve];
   const s = solve.to;
   const forces = { op: 'contactForces', solution: s, rhs: solve.rhs, base, x: moved, scale, impulse } as const;
-  const contacts: Op = { op: 'contacts', x, v, solution: s, base, scale, detect };
+  const contacts: Op = { op: 'contacts', x, v, solution: s, base, scale, detect, ...(detect && stick ? { stick } : {}) };
   if (!release) return [contacts, solve, { ...forces, friction: false }];
   return [contacts, solve, { ...forces, friction: false, release: true }, { ...solve, resume: true }, { ...forces, friction: detect }];
 } // prettier-ignore
@@ -142,10 +146,10 @@ function constrained(solve: Op, x: string, v: string, base: string, scale: Coeff
  * constrained Newton step is taken in `begin`, after which the constraint holds and S G is the
  * whole residual. The loop's count of Newton iterations then leaves that first one out.
  */
-function constrainedNewton(ops: readonly Op[], base: string, scale: Coefficient, impulse: Coefficient): Op[] {
+function constrainedNewton(ops: readonly Op[], base: string, scale: Coefficient, impulse: Coefficient, stick: boolean): Op[] {
   return ops.map((op): Op => {
     if (op.op !== 'newton') return op;
-    const detect: Op = { op: 'contacts', x: 'x', v: 'v', solution: 's', base, scale, detect: true };
+    const detect: Op = { op: 'contacts', x: 'x', v: 'v', solution: 's', base, scale, detect: true, ...(stick ? { stick } : {}) };
     const constrain = (release: boolean) => (u: Op) => constrained(u, 'x0', 'v0', base, scale, impulse, false, release, 'x0');
     const update = op.update.flatMap(constrain(false));
     const residual = op.residual.flatMap((r): Op[] => r.op !== 'measure' || !r.quantities.residual ? [r] : [
@@ -171,6 +175,7 @@ function frictionAfterNewton(ops: readonly Op[], friction: Extract<Op, { op: 'co
 /** The step of an implicit `program` with its solves constrained (the coefficients above). */
 function implicitStep(program: Program, integrator: IntegratorName): Op[] {
   const step = program.step;
+  const stick = program.implicit!.staticFriction;
   if (integrator === 'newmark') {
     const g = program.implicit!.newmarkGamma;
     const base: Op = {
@@ -197,7 +202,7 @@ function implicitStep(program: Program, integrator: IntegratorName): Op[] {
         },
       ],
     };
-    const ops = step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, (h) => h * g, (h) => h * g, true, true, 'x'), mean] : [op])); // prettier-ignore
+    const ops = step.flatMap((op) => (op.op === 'solve' ? [base, ...constrained(op, 'x', 'v', BASE, (h) => h * g, (h) => h * g, true, true, 'x', stick), mean] : [op])); // prettier-ignore
     return [...ops, { op: 'contactFilter', vector: 'a', from: MEAN }];
   }
   if (integrator === 'backward-euler') {
@@ -209,12 +214,13 @@ function implicitStep(program: Program, integrator: IntegratorName): Op[] {
         'v',
         (h) => h,
         (h) => h,
+        stick,
       ),
       friction,
       [update],
     );
   }
-  return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, true, 'x'));
+  return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, true, 'x', stick));
 }
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */

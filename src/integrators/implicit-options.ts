@@ -89,6 +89,15 @@ export interface ImplicitOptions {
   newmarkGamma?: number;
   /** Newmark β. Default 0.25. */
   newmarkBeta?: number;
+  /**
+   * Static friction inside the solve (implicit Euler, Newmark, backward Euler with colliders): a
+   * contact starts each step sticking — held in all three directions, moving with the surface
+   * (Baraff & Witkin 1998 §5.3) — and slides, with Coulomb friction after the solve, only where
+   * its constraint force leaves the friction cone |f_t| ≤ μ λ (the solve then resumes without
+   * its tangential constraint). false: every contact slides, friction only after the solve.
+   * Default true.
+   */
+  staticFriction?: boolean;
 }
 
 export type ResolvedImplicitOptions = Required<Omit<ImplicitOptions, 'solver'>> & {

@@ -123,6 +123,7 @@ export function resolveImplicitOptions(
     newtonError: value(options, 'newtonError'),
     newmarkGamma: value(options, 'newmarkGamma'),
     newmarkBeta: value(options, 'newmarkBeta'),
+    staticFriction: value(options, 'staticFriction'),
   };
 }
 

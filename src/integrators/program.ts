@@ -91,6 +91,13 @@ export type Op =
       readonly base: string;
       readonly scale: Coefficient;
       readonly detect: boolean;
+      /**
+       * Static friction inside the solve: a detected contact on a collider with friction > 0
+       * starts out sticking, held in all three directions (v₊ = the surface's velocity, less the
+       * gap's closing speed along n: Baraff & Witkin 1998 §5.3, S = 0), until its constraint
+       * force leaves the friction cone (`contactForces` with `release`).
+       */
+      readonly stick?: boolean;
     }
   /**
    * After a constrained solve: each contact's constraint force λ n = (A s − b)·n n; a contact whose

@@ -43,6 +43,21 @@
  * of the tangential velocity of v₊ (ι the velocity change per unit λ/m: 1 for implicit Euler)
  * (Bridson, Fedkiw & Anderson 2002 §7.2: the tangential change is bounded by μ × the normal one).
  *
+ * Static friction (the `contacts` op's `stick`, option `staticFriction`): a contact on a collider
+ * with μ > 0 starts each step sticking, constrained in all three directions (B&W §5.3: S_i = 0,
+ * the prescribed s_i = (V_i − base_i)/c with V_i = u + (T_i − u·n_i) n_i, moving with the surface
+ * and closing its gap), so the springs of its neighbours see it held inside the solve instead of
+ * having its motion taken away after it. Its constraint force is then the whole f_i = (A s − b)_i;
+ * where it leaves the friction cone, |f_t| > μ λ (f_t = f − λ n, λ = f·n; λ ≤ 0 is outside), the
+ * contact slides: its tangential constraint is dropped, −f_t goes back into the residual, and the
+ * solve resumes (the same active-set step as a release), with friction after it as above. A
+ * sticking contact that pulls is released within the step only when |f_t| ≤ μ |λ|: held in three
+ * directions its normal force is not the sliding one's (released by it, a draped 16² cloth's
+ * particle fell 2 mm into the sphere every other step); else it slides, and the sliding solve's λ
+ * releases it for the next step if it still pulls. Sticking is tried every step: a contact its
+ * neighbours hold over a steep part of a surface then slips every step, a resumed solve each
+ * (README, "Static friction inside the solve", gives the cost and what was tried instead).
+ *
  * Explicit steps: after the step a particle behind a surface (g < 0) is moved onto it, an inward
  * normal velocity v·n < 0 is removed (Δv_n = −v·n), and friction removes up to μ Δv_n of the
  * tangential velocity — the same contact model as a velocity-level impulse.
@@ -90,7 +105,12 @@ export class CpuContacts {
   readonly normal: Float64Array;
   /** The normal velocity T_i each constrained particle must end the step with, m/s, [n]. */
   readonly target: Float64Array;
-  /** The prescribed normal component z_i of the next solve's unknown, [n]. */
+  /**
+   * 1 where a constrained particle sticks: held in all three directions (static friction, the
+   * `contacts` op's `stick`), S_i = 0 (Baraff & Witkin 1998 §5.3).
+   */
+  readonly sticking: Uint8Array;
+  /** The prescribed part of the next solve's unknown on constrained particles: z_i n_i, or all of it when sticking, [3n]. */
   private readonly prescribed: Float64Array;
   private readonly released: Uint8Array;
   /** The constraint force λ of each contact in the last solve (units of the scheme's b). */
@@ -110,11 +130,11 @@ export class CpuContacts {
 
   constructor(private readonly model: Model) {
     const n = model.particleCount;
-    [this.active, this.released] = [new Uint8Array(n), new Uint8Array(n)];
+    [this.active, this.released, this.sticking] = [new Uint8Array(n), new Uint8Array(n), new Uint8Array(n)];
     [this.normal, this.target, this.prescribed, this.gap, this.force] = [
       new Float64Array(3 * n),
       new Float64Array(n),
-      new Float64Array(n),
+      new Float64Array(3 * n),
       new Float64Array(n),
       new Float64Array(n),
     ];
@@ -156,8 +176,8 @@ export class CpuContacts {
     return [...colliderVelocity(this.colliders[k]!, at, [u[6 * k]!, u[6 * k + 1]!, u[6 * k + 2]!], [u[6 * k + 3]!, u[6 * k + 4]!, u[6 * k + 5]!])]; // prettier-ignore
   }
 
-  /** The constraints of a solve for Δv at (x, v) and step h. */
-  detect(x: RealArray, v: RealArray, h: number): void {
+  /** The constraints of a solve for Δv at (x, v) and step h; with `stick`, contacts with friction start sticking. */
+  detect(x: RealArray, v: RealArray, h: number, stick = false): void {
     const { model } = this;
     const gravity = Math.hypot(...model.gravity);
     // A held contact's reach: one step at the particle's whole speed plus the fastest collider's.
@@ -166,7 +186,7 @@ export class CpuContacts {
     this.count = 0;
     for (let i = 0; i < model.particleCount; i++) {
       const held = this.active[i] === 1 && this.released[i] === 0;
-      this.active[i] = 0;
+      [this.active[i], this.sticking[i]] = [0, 0];
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
       const slack = SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!)));
@@ -179,6 +199,7 @@ export class CpuContacts {
       const vn = (v[k]! - u[0]) * normal[0] + (v[k + 1]! - u[1]) * normal[1] + (v[k + 2]! - u[2]) * normal[2];
       if (!held && c.gap >= -slack && (released || vn > RECEDING_ROUNDING * h * gravity)) continue;
       this.active[i] = 1;
+      this.sticking[i] = stick && this.colliders[c.collider]!.friction > 0 ? 1 : 0;
       this.normal.set(normal, k);
       this.target[i] = u[0] * normal[0] + u[1] * normal[1] + u[2] * normal[2] - Math.max(c.gap, 0) / h;
       this.gap[i] = c.gap;
@@ -222,27 +243,38 @@ export class CpuContacts {
       const f = [0, 1, 2].map((d) => w[d]! - un * this.normal[k + d]!);
       const along =
         f[0]! ** 2 + f[1]! ** 2 + f[2]! ** 2 <= FILTER_ROUNDING ** 2 * (w[0] ** 2 + w[1] ** 2 + w[2] ** 2);
-      for (let d = 0; d < 3; d++) u[k + d] = along ? 0 : f[d]!;
+      const zero = along || this.sticking[k / 3] === 1;
+      for (let d = 0; d < 3; d++) u[k + d] = zero ? 0 : f[d]!;
     }
   }
 
-  /** The next solve's z_i = (T_i − n_i·base_i)/c for an unknown s with v₊ = base + c s. */
-  constrain(base: RealArray, c: number): void {
+  /**
+   * The next solve's prescribed part for an unknown s with v₊ = base + c s: z_i n_i, z_i =
+   * (T_i − n_i·base_i)/c; sticking, all of s_i = (V_i − base_i)/c, V_i = u + (T_i − u·n_i) n_i the
+   * surface's velocity u at x with T_i along n_i.
+   */
+  constrain(base: RealArray, c: number, x: RealArray): void {
     for (let j = 0; j < this.count; j++) {
       const i = this.constrained[j]!;
       const k = 3 * i;
       const n = this.normal;
       const bn = base[k]! * n[k]! + base[k + 1]! * n[k + 1]! + base[k + 2]! * n[k + 2]!;
-      this.prescribed[i] = (this.target[i]! - bn) / c;
+      const z = (this.target[i]! - bn) / c;
+      if (!this.sticking[i]) {
+        for (let d = 0; d < 3; d++) this.prescribed[k + d] = z * n[k + d]!;
+        continue;
+      }
+      const u = this.surfaceVelocity(this.colliderOf[i]!, x, k);
+      const along = this.target[i]! - (u[0] * n[k]! + u[1] * n[k + 1]! + u[2] * n[k + 2]!);
+      for (let d = 0; d < 3; d++) this.prescribed[k + d] = (u[d]! + along * n[k + d]! - base[k + d]!) / c;
     }
   }
 
-  /** x₀ = z: the prescribed normal components, 0 elsewhere. */
+  /** x₀: the prescribed parts on constrained particles, 0 elsewhere. */
   start(x: RealArray): void {
     x.fill(0);
     for (let i = 0; i < this.active.length; i++)
-      if (this.active[i])
-        for (let d = 0; d < 3; d++) x[3 * i + d] = this.prescribed[i]! * this.normal[3 * i + d]!;
+      if (this.active[i]) for (let d = 0; d < 3; d++) x[3 * i + d] = this.prescribed[3 * i + d]!;
   }
 
   /**
@@ -278,13 +310,41 @@ export class CpuContacts {
       this.released[i] = lambda < 0 && !behind ? 1 : 0;
       // Released now only when its pull is a clear part of its terms (RELEASE_NOW_FRACTION).
       // The solve's residual r = b − A s gets back the normal part the filter took: −λ n.
-      if (releaseNow && this.released[i] && lambda < -releaseNow.margin * (Math.abs(qn) + Math.abs(bn))) {
+      // A sticking contact is released here only when its tangential force is small, |f_t| ≤ μ |λ|;
+      // else it is made to slide (`slip`): held in all three directions its λ is not the sliding
+      // one's (a particle its springs pull along the surface read as adhesive, was let go and fell
+      // 2 mm in, every other step: 16² drop), and the sliding solve's λ decides next.
+      if (!releaseNow) continue;
+      const pulls = this.released[i] === 1 && lambda < -releaseNow.margin * (Math.abs(qn) + Math.abs(bn));
+      if (this.sticking[i]) {
+        const small = this.slip(i, product, b, lambda, releaseNow.residual) === 'small';
+        if (!(pulls && small)) continue;
+      }
+      if (pulls) {
         this.active[i] = 0;
         for (let d = 0; d < 3; d++) releaseNow.residual[k + d] = releaseNow.residual[k + d]! - lambda * n[d]!;
       }
     }
     if (releaseNow !== undefined) this.count = this.compact();
     if (withFriction) this.friction(solution, base, x, c, impulse);
+  } // prettier-ignore
+
+  /**
+   * A sticking contact's constraint force f = A s − b outside the friction cone, |f_t| > μ λ
+   * (f_t = f − λ n; Coulomb; Bridson, Fedkiw & Anderson 2002 §7.2; λ < 0 is outside): it slides
+   * from here on, and the residual gets back the tangential part −f_t the filter took, for the
+   * solve to resume with n·s alone constrained (friction, and a release by its λ, after it).
+   * 'small': |f_t| ≤ μ |λ|, the tangential constraint carried little (`respond` may release it).
+   */
+  private slip(i: number, product: RealArray, b: RealArray, lambda: number, residual: RealArray): 'small' | 'large' {
+    const k = 3 * i;
+    const n = this.normal;
+    const tangential = [0, 1, 2].map((d) => product[k + d]! - b[k + d]! - lambda * n[k + d]!);
+    const [mu, size] = [this.colliders[this.colliderOf[i]!]!.friction, Math.hypot(...tangential)];
+    if (size <= mu * lambda) return 'small';
+    this.sticking[i] = 0;
+    for (let d = 0; d < 3; d++) residual[k + d] = residual[k + d]! - tangential[d]!;
+    return size <= mu * Math.abs(lambda) ? 'small' : 'large';
   } // prettier-ignore
 
   /** Drops the particles no longer active from the constrained list; its new length. */
@@ -305,7 +365,7 @@ export class CpuContacts {
     const vNext = new Float64Array(3);
     for (let i = 0; i < this.active.length; i++) {
       const lambda = this.force[i]!;
-      if (!this.active[i] || !(lambda > 0)) continue;
+      if (!this.active[i] || this.sticking[i] || !(lambda > 0)) continue;
       const k = 3 * i;
       const u = this.surfaceVelocity(this.colliderOf[i]!, x, k);
       for (let d = 0; d < 3; d++) vNext[d] = base[k + d]! + c * solution[k + d]!;

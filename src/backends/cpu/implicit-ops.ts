@@ -102,8 +102,8 @@ export class CpuImplicitOps {
       case 'newton':
         return this.newton(op, h);
       case 'contacts':
-        if (op.detect) this.contacts!.detect(v(op.x), v(op.v), h);
-        this.contacts!.constrain(v(op.base), coefficientAt(op.scale, h));
+        if (op.detect) this.contacts!.detect(v(op.x), v(op.v), h, op.stick === true);
+        this.contacts!.constrain(v(op.base), coefficientAt(op.scale, h), v(op.x));
         this.work.constraints = this.contacts;
         return;
       case 'contactFilter':

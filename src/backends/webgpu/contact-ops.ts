@@ -24,7 +24,7 @@ import { packMeshes, type PackedMeshes } from './mesh-data.ts';
 
 export class GpuContacts {
   private readonly colliders: GPUBuffer;
-  /** Per particle: the contact normal n, w = 1 when constrained in the current solve. */
+  /** Per particle: the contact normal n, w = 1 when constrained in the current solve, 2 when sticking. */
   readonly contactNormals: GPUBuffer;
   /** Per particle: (T, the normal velocity to end the step with; gap; collider; λ of the last solve). */
   private readonly contactData: GPUBuffer;
@@ -92,7 +92,7 @@ export class GpuContacts {
   ): Dispatch {
     const gravity = Math.hypot(...this.x.model.gravity);
     const uniform = this.x.uniform('contactDetect', 'DetectOp', (h) => ({ h, gravity, scale: coefficientAt(op.scale, h) }), true); // prettier-ignore
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, receding: RECEDING_ROUNDING, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), baseRef: this.x.reference(op.base, heads), detect: op.detect ? 1 : 0, stick: op.stick ? 1 : 0, solutionRef, colliderCount: this.x.model.colliders.length, surfaceSlack: SURFACE_SLACK, receding: RECEDING_ROUNDING, meshTriangleBase: this.meshes.triangleBase }; // prettier-ignore
     return this.x.dispatch('contactDetect', 'contactDetect', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 
