@@ -592,6 +592,10 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 20,
     tEnd: 0,
   })),
+  // A fixed-point corrector on 8-thread workgroups: five of particles, five norm partials. Row 0
+  // (both pins) is workgroup 0, so a sweep launched on one workgroup, or DECIDE reading partial 0
+  // only (program-control.wgsl), stops or moves the cloth apart from the CPU.
+  { label: 'implicit-euler-pc, 8-thread workgroups', kind: 'fixed', options: { integrator: 'implicit-euler-pc', dt: H, rayleighMass: 0.5 }, gpuOptions: { workgroupSize: 8 }, steps: 20, tEnd: 0 }, // prettier-ignore
   // Every linear solver on implicit Euler; the other schemes on pcg (their kernels differ in the
   // coefficients and the Newton loop, not in the solve), 3 steps, Newton capped at 3 iterations.
   ...IMPLICIT.flatMap((integrator) =>
@@ -921,7 +925,8 @@ async function positionsW(device: GPUDevice, buffer: GPUBuffer, n: number): Prom
 
 async function run(c: QuickCase, backend: Record<string, unknown>, advance = false): Promise<Run> {
   const model = modelOf(c);
-  const options = { ...c.options, ...(backend['backend'] === 'webgpu' ? c.gpuOptions : {}), ...backend };
+  // gpuOptions last: a case may set its own workgroupSize (the fixed-step default is 32, below).
+  const options = { ...c.options, ...backend, ...(backend['backend'] === 'webgpu' ? c.gpuOptions : {}) };
   if (c.kind === 'fixed') {
     const sim = await createSimulation(model, options as never);
     try {
@@ -1220,7 +1225,9 @@ export const KERNEL_CHECKS = {
    * γ K (implicit Euler at h = 1/60 with Rayleigh damping, {@link kernelSystem}) — with the block
    * and the scalar diagonal, and plain CG. The stored P⁻¹ against inverse × block = I (blocks
    * assembled here from the spring states the kernel left in `work`), the iterate x₂ against the
-   * CPU's solveLinear on those states in float64, and the two iterations counted.
+   * CPU's solveLinear on those states in float64, and the two iterations counted. The scalar run
+   * takes the exact Jacobian (g = 1 − L/l unclamped; the perturbation compresses some springs), and
+   * every run's spring states are held to the CPU's springStates at the same x and v.
    */
   async fusedSolve(device: GPUDevice): Promise<string[]> {
     const model = quickCloth(8, 5, [0, 7, 12, 20]);
@@ -1230,13 +1237,13 @@ export const KERNEL_CHECKS = {
     const n = model.particleCount;
     const system = kernelSystem();
     const failures: string[] = [];
-    for (const [solver, preconditioner] of [
-      ['pcg', 'block'],
-      ['pcg', 'scalar'],
-      ['cg', 'block'],
+    for (const [solver, preconditioner, jacobian] of [
+      ['pcg', 'block', 'clamped'],
+      ['pcg', 'scalar', 'exact'],
+      ['cg', 'block', 'clamped'],
     ] as const) {
       const what = solver === 'cg' ? 'cg' : preconditioner;
-      const implicit = resolveImplicitOptions('backward-euler', { solver, preconditioner, maxIterations: 2, tolerance: 1e-6 }); // prettier-ignore
+      const implicit = resolveImplicitOptions('backward-euler', { solver, preconditioner, maxIterations: 2, tolerance: 1e-6, jacobian }); // prettier-ignore
       const attempt = await fusedAttempt(device, model, fusedSolveProgram(system, implicit), { integrator: 'velocity-implicit-euler' }, 1e-3); // prettier-ignore
       const { work } = attempt;
       if (attempt.stats.newton.linearIterations !== 2 || attempt.stats.newton.linearSolves !== 1)
@@ -1253,6 +1260,7 @@ export const KERNEL_CHECKS = {
         states.direction.set([x, y, z], 3 * k);
         states.jacobian.set([kg + kn * x * x, kg + kn * y * y, kg + kn * z * z, kn * x * y, kn * x * z, kn * y * z], 6 * k); // prettier-ignore
       }
+      failures.push(...springStateErrors(model, states, jacobian === 'exact', what));
       if (solver === 'pcg') {
         const inverse = Float64Array.from({ length: 6 * n }, (_, k) => work[8 * Math.floor(k / 6) + [0, 1, 2, 4, 5, 6][k % 6]!]!); // prettier-ignore
         const worst = inverseError(model, inverse, states, system, preconditioner);
@@ -1499,6 +1507,34 @@ const CUBIC = (h: number): number => 0.5 + h * (700 + h * (-3e5 + h * 2e8));
  * velocity-implicit Euler's backward Euler has neither K nor B terms).
  */
 const FUSED_RHS = { forceScale: 1.1, extraScale: 0.7, velocityMass: -0.3, accelerationMass: 0.45, velocityStiffness: 0.013, accelerationStiffness: 2e-4, velocityDamping: 0.9, accelerationDamping: 0.6 } as const; // prettier-ignore
+
+/**
+ * The fused kernel's spring Jacobians (`gpu`, read back) against the CPU's springStates at the same
+ * float32 x and v, clamped or `exact`. float32 blocks of k = 1000 N/m: measured within 2e-4 N/m;
+ * 0.1 N/m allowed, while the two modes differ by 262 N/m on this scene (its compressed springs'
+ * k g), so the clamp on the exact Jacobian or its absence on the clamped one fails. Also fails
+ * unless the modes differ here by more than 10 N/m (the scene must compress springs).
+ */
+function springStateErrors(
+  model: Model,
+  gpu: { jacobian: Float64Array },
+  exact: boolean,
+  what: string,
+): string[] {
+  const x = Float64Array.from(model.particlePositions, Math.fround);
+  const v = Float64Array.from(model.particleVelocities, Math.fround);
+  const states = (mode: boolean): Float64Array => {
+    const out = { force: new Float64Array(3 * model.springCount), direction: new Float64Array(3 * model.springCount), jacobian: new Float64Array(6 * model.springCount) }; // prettier-ignore
+    springStates(model, x, v, mode, out);
+    return out.jacobian;
+  };
+  const [expected, other] = [states(exact), states(!exact)];
+  const failures: string[] = [];
+  if (!(maxDifference(expected, other) > 10)) failures.push(`${what}: the exact and clamped Jacobians differ by ≤ 10 N/m`); // prettier-ignore
+  const d = maxDifference(gpu.jacobian, expected);
+  if (!(d <= 0.1)) failures.push(`${what}: spring Jacobians (${exact ? 'exact' : 'clamped'}): |GPU − CPU| = ${d} N/m`); // prettier-ignore
+  return failures;
+}
 
 /**
  * An adaptive program whose attempt is one linear solve: the spring states at (x, v), b = v,
