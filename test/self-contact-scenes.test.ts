@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCloth, createSimulation, energy, type Model, type SelfCollision } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
-import { clothTwist, collapsingCloth, merge } from './helpers/self-contact-scenes.ts';
+import { clothTwist, collapsingCloth, FAST_COLLAPSE, intersectionsPerStep, merge } from './helpers/self-contact-scenes.ts'; // prettier-ignore
 import { LONG_RUN, shortOrLong } from './helpers/long-run.ts';
 
 /** The pairs' energy Σ ½ k (r − d)² (d < r) at x: what energy() leaves out. */
@@ -151,6 +151,23 @@ describe('self-collision scenes (CPU, implicit Euler)', () => {
     expect(counts).toEqual(new Array(frames).fill(0));
     expect(pairs, 'most self-contact pairs listed at a step').toBeGreaterThan(1000);
   }, 180_000);
+
+  it('a 12² cloth collapsing at h = 1/30 s: intersects itself by step 6 without self-collision, at no step of 15 with it', async () => {
+    // FAST_COLLAPSE. With it: none at steps 1–30, up to 4,594 pairs listed, 81 moves truncated
+    // (measured). The fail-safe counting its truncations without applying them (a plant,
+    // reports/mutation/SURVIVORS.md) intersects at step 5.
+    const { n, dt, self } = FAST_COLLAPSE;
+    const run = async (model: Model, steps: number, untilFirst = false) => {
+      const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt, backend: 'cpu' });
+      return intersectionsPerStep(simulation, model, steps, untilFirst);
+    };
+    const without = await run(collapsingCloth(n), 6, true);
+    expect(without.counts.at(-1), `without self-collision: ${without.counts.join(', ')}`).toBeGreaterThan(0);
+    const { counts, pairs, truncated } = await run(collapsingCloth(n, self), 15);
+    expect(counts).toEqual(new Array(15).fill(0));
+    expect(pairs, 'most self-contact pairs listed at a step').toBeGreaterThan(1000);
+    expect(truncated, 'moves the fail-safe truncated').toBeGreaterThan(0);
+  });
 
   it("ClothTwist (Newton's example_cloth_twist): the side columns turned π/3 rad/s each way for 3 s, no intersection", async () => {
     // 20² (24² under npm run test:long; measured at 20², every 10th step: pairs from step 80, up to

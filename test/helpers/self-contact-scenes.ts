@@ -9,6 +9,7 @@ import {
   createSimulation,
   type Model,
   type SelfCollision,
+  type Simulation,
 } from '../../src/index.ts';
 import { selfIntersections } from '../../src/internal.ts';
 
@@ -31,6 +32,36 @@ export function collapsingCloth(n: number, selfCollision?: SelfCollision): Model
     colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5 }],
     ...(selfCollision ? { selfCollision } : {}),
   });
+}
+
+/**
+ * The collapse small enough to fail: 12² at h = 1/30 s (implicit Euler), which folds through itself
+ * at steps 5–6 without self-collision (CPU f64: 6 and 16 intersecting triangle pairs; none at steps
+ * 1–4 or 7–30), while 16² and 20² at 1/60 s never do (24² at step 20). r = 4 mm; 64 pairs a
+ * particle, as its run lists up to 4,594 pairs, near the default's 32 × 144 = 4,608.
+ */
+export const FAST_COLLAPSE = { n: 12, dt: 1 / 30, self: { thickness: 0.004, maxPairsPerParticle: 64 } } as const; // prettier-ignore
+
+/**
+ * Steps `simulation` (of `model`) one step at a time through advance() up to `steps`: the
+ * intersecting triangle pairs after each step (the exact check), the most self-contact pairs
+ * listed at a step and the truncated moves summed; `untilFirst` stops at the first intersecting step.
+ */
+export async function intersectionsPerStep(
+  simulation: Simulation,
+  model: Model,
+  steps: number,
+  untilFirst = false,
+): Promise<{ counts: number[]; pairs: number; truncated: number }> {
+  const counts: number[] = [];
+  let [pairs, truncated] = [0, 0];
+  for (let k = 0; k < steps && !(untilFirst && counts.some((c) => c > 0)); k++) {
+    await simulation.advance(1);
+    counts.push(selfIntersections((await simulation.readState()).positions, model.triangleIndices).length); // prettier-ignore
+    const stats = (await simulation.readSolverStats())?.selfContact;
+    [pairs, truncated] = [Math.max(pairs, stats?.pairs ?? 0), truncated + (stats?.truncated ?? 0)];
+  }
+  return { counts, pairs, truncated };
 }
 
 /**
