@@ -86,6 +86,8 @@ interface Settings extends SceneSettings {
   sphere: boolean;
   /** Weft's colliders in the flag and character scenes. */
   colliders: boolean;
+  /** Implicit schemes: sticking contacts held inside the solve (option staticFriction). */
+  staticFriction: boolean;
 }
 
 /** A running simulation and what belongs to it. */
@@ -177,6 +179,7 @@ function readSettings(): Settings {
     wind: number('wind'),
     sphere: (input('sphere') as HTMLInputElement).checked,
     colliders: (input('colliders') as HTMLInputElement).checked,
+    staticFriction: (input('staticFriction') as HTMLInputElement).checked,
   };
 }
 
@@ -196,6 +199,7 @@ function showStepHint(settings: Settings): void {
   input('pins').disabled = settings.scene === 'flag'; // pinned along its pole
   input('sphere').disabled = isLibraryScene(settings.scene);
   input('colliders').disabled = !isLibraryScene(settings.scene);
+  input('staticFriction').disabled = !isLibraryScene(settings.scene) || !isImplicit(settings.integrator);
 }
 
 /**
@@ -234,7 +238,7 @@ function simulationOptions(
     dt: settings.dt,
     rayleighMass: settings.rayleigh,
     ...(isImplicit(settings.integrator)
-      ? { solver: settings.solver, maxIterations: settings.maxIterations, tolerance: settings.tolerance, checkEvery: 0 } // prettier-ignore
+      ? { solver: settings.solver, maxIterations: settings.maxIterations, tolerance: settings.tolerance, staticFriction: settings.staticFriction, checkEvery: 0 } // prettier-ignore
       : {}),
   };
 }
