@@ -673,6 +673,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 6,
     tEnd: 0,
   })),
+  // Friction after the solve only (staticFriction false): every contact slides, x₀ = z n (with
+  // static friction, the default, the contacts above start sticking, x₀ their whole prescribed change).
+  { label: 'implicit-euler pcg cloth on a sphere, friction after the solve', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg', staticFriction: false }, steps: 6, tEnd: 0 }, // prettier-ignore
   // Kinematic colliders (collider-move.wgsl, and the contacts' surface velocity): the sphere, the
   // capsule (its ends at different speeds) and the box of the drops moving during the call; the
   // sphere under the cloth rising.
