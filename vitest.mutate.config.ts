@@ -67,6 +67,8 @@ export default defineConfig({
       'test/input-lookup.test.ts',
       // The tests written for seed 4's survivors (reports/mutation/SURVIVORS.md).
       'test/core-mutants-s4.test.ts',
+      // The tests written for seed 5's survivors (SURVIVORS.md).
+      'test/core-mutants-s5.test.ts',
       // The tests written for the release-within-the-step run's survivors (SURVIVORS.md).
       'test/release-mutants.test.ts',
     ],

@@ -1,0 +1,87 @@
+/**
+ * Tests for the survivors of the fifth random sample of the TypeScript core's mutants (seed 5 at
+ * 5513bd8, issue 14; reports/mutation/SURVIVORS.md): each pins a behaviour no suite checked, with
+ * the expected value stated here, not computed by the code under test.
+ */
+import { describe, expect, test, vi } from 'vitest';
+import { createModel, createSimulation } from '../src/index.ts';
+import { selfIntersections } from '../src/internal.ts';
+
+describe('advance(): chunks sized by their wall time', () => {
+  test('chunks double while quicker than 0.05 s, and halve (down to one step) once slower than 0.2 s', async () => {
+    const model = createModel({
+      positions: [0, 0, 0, 1, 0, 0],
+      masses: [1, 1],
+      springPairs: [0, 1],
+      springStiffness: 40,
+      springRestLengths: [1],
+    });
+    const simulation = await createSimulation(model, { integrator: 'symplectic-euler', dt: 0.01 });
+    // A fake clock: a chunk takes 0 ms until 15 steps are done, 300 ms from then on (advanced
+    // in onProgress, which runs between a chunk's start and end readings).
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    const done: number[] = [];
+    try {
+      await simulation.advance(25, (steps) => {
+        done.push(steps);
+        if (steps >= 15) clock += 300;
+      });
+    } finally {
+      now.mockRestore();
+    }
+    // Chunks 1, 2, 4, 8 (quick: each doubles the next), then 4, 2, 1, 1, 1, 1 (slow: each halves
+    // the next, never below one step).
+    expect(done).toEqual([1, 3, 7, 15, 19, 21, 22, 23, 24, 25]);
+    expect(simulation.stepCount).toBe(25);
+  });
+});
+
+describe('self-collision fail-safe: the second pass is all or nothing', () => {
+  test('a pile-up that needs more than 8 sweeps ends with each particle at x₀ or at x₀ + h v, none part-way', async () => {
+    // self-contact.test.ts's pile-up: 12 free triangles 5 cm apart falling at 5 m/s onto a pinned
+    // one (h = 1/60 s). The first pass (8 sweeps) shortens moves to part of themselves; it cannot
+    // settle, and the second pass sets every shortened particle back to x₀ (scale 0) and every
+    // other to its whole move (scale 1), so after it no particle is truncated part-way.
+    const positions: number[] = [];
+    const velocities: number[] = [];
+    const triangle = (y: number, v: number): void => {
+      positions.push(0, y, 0, 1, y, 0, 0, y, 1);
+      velocities.push(0, v, 0, 0, v, 0, 0, v, 0);
+    };
+    triangle(0, 0);
+    for (let layer = 1; layer <= 12; layer++) triangle(0.05 * layer, -5);
+    const n = positions.length / 3;
+    const model = createModel({
+      positions,
+      velocities,
+      masses: new Array<number>(n).fill(1),
+      springPairs: [],
+      springStiffness: 0,
+      gravity: [0, 0, 0],
+      triangles: Array.from({ length: n }, (_, i) => i),
+      fixed: [0, 1, 2],
+      selfCollision: { thickness: 0.02, stiffness: 1000 },
+    });
+    const h = 1 / 60;
+    const simulation = await createSimulation(model, {
+      integrator: 'symplectic-euler',
+      dt: h,
+      backend: 'cpu',
+    });
+    simulation.step();
+    const state = await simulation.readState();
+    const stats = (await simulation.readSolverStats())!.selfContact!;
+    expect(stats.sweeps).toBeGreaterThan(8);
+    expect(stats.truncated).toBe(0);
+    expect(stats.undone).toBeGreaterThan(0);
+    for (let i = 3; i < n; i++) {
+      const moved = state.positions[3 * i + 1]! - positions[3 * i + 1]!;
+      // Either no move or the whole move h v (gravity 0, the layers 5 cm apart, beyond the 2 cm
+      // thickness at the start: no force changes v); 1e-12 m: the rounding of y + h v.
+      expect(Math.min(Math.abs(moved), Math.abs(moved + 5 * h)), `particle ${i}`).toBeLessThan(1e-12);
+    }
+    expect(selfIntersections(state.positions, model.triangleIndices)).toEqual([]);
+    simulation.destroy();
+  });
+});
