@@ -56,6 +56,7 @@ export default defineConfig({
       // scenes only; see the header).
       'test/contact-approach.test.ts',
       'test/contact-release.test.ts',
+      'test/static-friction.test.ts',
       'test/implicit-colliders.test.ts',
       'test/implicit-self-contact.test.ts',
       'test/self-contact.test.ts',

@@ -85,3 +85,28 @@ describe('self-collision fail-safe: the second pass is all or nothing', () => {
     simulation.destroy();
   });
 });
+
+describe('pcg is CG preconditioned by the diagonal, cg is not (linear-solver.ts usesDiagonal)', () => {
+  // Three free particles of 1, 2 and 4 kg, no springs, gravity: implicit Euler's A = M is
+  // diagonal, and b = h M g. Diagonally preconditioned, D⁻¹ A = I: pcg converges in 1 iteration.
+  // Plain CG takes one iteration per distinct eigenvalue that b touches (Krylov: the minimal
+  // polynomial of A on b), here 3. (Seed 5's survivor `solver === 'pcg'` → `!==` swapped them.)
+  test.each([
+    ['pcg', 1],
+    ['cg', 3],
+  ] as const)(
+    '%s: %i iterations on a diagonal system of three distinct masses',
+    async (solver, iterations) => {
+      const model = createModel({ positions: [0, 0, 0, 1, 0, 0, 2, 0, 0], masses: [1, 2, 4], springPairs: [], springStiffness: 0 }); // prettier-ignore
+      const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt: 0.01, solver, tolerance: 1e-12 }); // prettier-ignore
+      simulation.step(1);
+      const stats = (await simulation.readSolverStats())!;
+      expect([stats.linearSolves, stats.linearIterations, stats.unconvergedSolves]).toEqual([
+        1,
+        iterations,
+        0,
+      ]);
+      simulation.destroy();
+    },
+  );
+});
