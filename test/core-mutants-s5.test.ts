@@ -6,6 +6,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createModel, createSimulation } from '../src/index.ts';
 import { selfIntersections } from '../src/internal.ts';
+import { pileUp } from './helpers/self-contact-scenes.ts';
 
 describe('advance(): chunks sized by their wall time', () => {
   test('chunks double while quicker than 0.05 s, and halve (down to one step) once slower than 0.2 s', async () => {
@@ -43,26 +44,8 @@ describe('self-collision fail-safe: the second pass is all or nothing', () => {
     // one (h = 1/60 s). The first pass (8 sweeps) shortens moves to part of themselves; it cannot
     // settle, and the second pass sets every shortened particle back to x₀ (scale 0) and every
     // other to its whole move (scale 1), so after it no particle is truncated part-way.
-    const positions: number[] = [];
-    const velocities: number[] = [];
-    const triangle = (y: number, v: number): void => {
-      positions.push(0, y, 0, 1, y, 0, 0, y, 1);
-      velocities.push(0, v, 0, 0, v, 0, 0, v, 0);
-    };
-    triangle(0, 0);
-    for (let layer = 1; layer <= 12; layer++) triangle(0.05 * layer, -5);
-    const n = positions.length / 3;
-    const model = createModel({
-      positions,
-      velocities,
-      masses: new Array<number>(n).fill(1),
-      springPairs: [],
-      springStiffness: 0,
-      gravity: [0, 0, 0],
-      triangles: Array.from({ length: n }, (_, i) => i),
-      fixed: [0, 1, 2],
-      selfCollision: { thickness: 0.02, stiffness: 1000 },
-    });
+    const model = pileUp();
+    const n = model.particleCount;
     const h = 1 / 60;
     const simulation = await createSimulation(model, {
       integrator: 'symplectic-euler',
@@ -76,7 +59,7 @@ describe('self-collision fail-safe: the second pass is all or nothing', () => {
     expect(stats.truncated).toBe(0);
     expect(stats.undone).toBeGreaterThan(0);
     for (let i = 3; i < n; i++) {
-      const moved = state.positions[3 * i + 1]! - positions[3 * i + 1]!;
+      const moved = state.positions[3 * i + 1]! - model.particlePositions[3 * i + 1]!;
       // Either no move or the whole move h v (gravity 0, the layers 5 cm apart, beyond the 2 cm
       // thickness at the start: no force changes v); 1e-12 m: the rounding of y + h v.
       expect(Math.min(Math.abs(moved), Math.abs(moved + 5 * h)), `particle ${i}`).toBeLessThan(1e-12);

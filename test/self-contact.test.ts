@@ -16,6 +16,7 @@ import {
 } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
+import { pileUp } from './helpers/self-contact-scenes.ts';
 
 /** Two triangles: (0, 1, 2) flat at y = 0, (3, 4, 5) with vertex 3 at `gap` above (0.3, 0, 0.3). */
 function twoTriangles(
@@ -287,27 +288,8 @@ describe('self-collision fail-safe (CPU)', () => {
     // first pass end unsettled and the second pass (shortened particles stay at x₀) runs. A 14th
     // triangle 10 m away moves at 1 m/s along x, in no pair: it keeps its move x₀ + h v unless
     // every sweep fails and every free particle is undone.
-    const positions: number[] = [];
-    const velocities: number[] = [];
-    const triangle = (x: number, y: number, v: number[]): void => {
-      positions.push(x, y, 0, x + 1, y, 0, x, y, 1);
-      velocities.push(...v, ...v, ...v);
-    };
-    triangle(0, 0, [0, 0, 0]);
-    for (let layer = 1; layer <= 12; layer++) triangle(0, 0.05 * layer, [0, -5, 0]);
-    triangle(10, 0, [1, 0, 0]);
-    const n = positions.length / 3;
-    const model = createModel({
-      positions,
-      velocities,
-      masses: new Array<number>(n).fill(1),
-      springPairs: [],
-      springStiffness: 0,
-      gravity: [0, 0, 0],
-      triangles: Array.from({ length: n }, (_, i) => i),
-      fixed: [0, 1, 2],
-      selfCollision: { thickness: 0.02, stiffness: 1000 },
-    });
+    const model = pileUp(true);
+    const n = model.particleCount;
     for (const integrator of ['symplectic-euler', 'implicit-euler'] as const) {
       const simulation = await createSimulation(model, { integrator, dt: 1 / 60, backend: 'cpu' });
       simulation.step();

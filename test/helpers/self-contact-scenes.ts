@@ -192,3 +192,32 @@ export async function layersOnGpuAndCpu(
     cpu.destroy();
   }
 }
+
+/**
+ * The fail-safe's pile-up: 12 free triangles 5 cm apart above a pinned one (unit right triangles
+ * in y = const planes), all falling at 5 m/s, no gravity, r = 2 cm, k = 1000 N/m, 1 kg particles;
+ * with `far`, a 14th triangle at x = 10 m moving at 1 m/s along x, in no pair.
+ */
+export function pileUp(far = false): Model {
+  const positions: number[] = [];
+  const velocities: number[] = [];
+  const triangle = (x: number, y: number, v: readonly number[]): void => {
+    positions.push(x, y, 0, x + 1, y, 0, x, y, 1);
+    velocities.push(...v, ...v, ...v);
+  };
+  triangle(0, 0, [0, 0, 0]);
+  for (let layer = 1; layer <= 12; layer++) triangle(0, 0.05 * layer, [0, -5, 0]);
+  if (far) triangle(10, 0, [1, 0, 0]);
+  const n = positions.length / 3;
+  return createModel({
+    positions,
+    velocities,
+    masses: new Array<number>(n).fill(1),
+    springPairs: [],
+    springStiffness: 0,
+    gravity: [0, 0, 0],
+    triangles: Array.from({ length: n }, (_, i) => i),
+    fixed: [0, 1, 2],
+    selfCollision: { thickness: 0.02, stiffness: 1000 },
+  });
+}
