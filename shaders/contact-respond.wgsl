@@ -51,9 +51,11 @@ fn contactRespondMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
       storeVector(xRef, i, x - data.y * n);
       data.y = 0.0;
     }
-    let force = loadVector(productRef, i) - loadVector(rhsRef, i);
-    let qn = dot(loadVector(productRef, i), n);
-    let bn = dot(loadVector(rhsRef, i), n);
+    let product = loadVector(productRef, i);
+    let rhs = loadVector(rhsRef, i);
+    let force = product - rhs;
+    let qn = dot(product, n);
+    let bn = dot(rhs, n);
     data.w = qn - bn;
     let tangential = force - data.w * n;
     let sticking = contactNormals[i].w > 1.5;

@@ -51,12 +51,9 @@
  * where it leaves the friction cone, |f_t| > μ λ (f_t = f − λ n, λ = f·n; λ ≤ 0 is outside), the
  * contact slides: its tangential constraint is dropped, −f_t goes back into the residual, and the
  * solve resumes (the same active-set step as a release), with friction after it as above. A
- * sticking contact that pulls is released within the step only when |f_t| ≤ μ |λ|: held in three
- * directions its normal force is not the sliding one's (released by it, a draped 16² cloth's
- * particle fell 2 mm into the sphere every other step); else it slides, and the sliding solve's λ
- * releases it for the next step if it still pulls. Sticking is tried every step: a contact its
- * neighbours hold over a steep part of a surface then slips every step, a resumed solve each
- * (README, "Static friction inside the solve", gives the cost and what was tried instead).
+ * sticking contact that pulls is released within the step only when |f_t| ≤ μ |λ| (else it
+ * slides; see `respond`). Sticking is tried every step (README, "Static friction inside the
+ * solve": the cost of that, and what was tried instead).
  *
  * Explicit steps: after the step a particle behind a surface (g < 0) is moved onto it, an inward
  * normal velocity v·n < 0 is removed (Δv_n = −v·n), and friction removes up to μ Δv_n of the
