@@ -11,10 +11,5 @@ fn mgProlongMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_work
   if (i >= nodeCount) {
     return;
   }
-  var sum = vec3<f32>(0.0);
-  let pairs = prolongList + nodeCount + 1u;
-  for (var t = mgGraph[prolongList + i]; t < mgGraph[prolongList + i + 1u]; t++) {
-    sum += bitcast<f32>(mgGraph[pairs + 2u * t + 1u]) * mgVectors[coarseX + mgGraph[pairs + 2u * t]].xyz;
-  }
-  levelStore(levelX, i, levelLoad(levelX, i) + correction * sum);
+  levelStore(levelX, i, levelLoad(levelX, i) + correction * prolongAt(prolongList, nodeCount, coarseX, i));
 }

@@ -11,10 +11,6 @@ fn mgRestrictMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
   if (coarse >= coarseCount) {
     return;
   }
-  var sum = vec3<f32>(0.0);
-  let pairs = restrictList + coarseCount + 1u;
-  for (var t = mgGraph[restrictList + coarse]; t < mgGraph[restrictList + coarse + 1u]; t++) {
-    sum += bitcast<f32>(mgGraph[pairs + 2u * t + 1u]) * levelLoad(levelY, mgGraph[pairs + 2u * t]);
-  }
+  let sum = restrictAt(thisLevel(), restrictList, coarseCount, levelY, coarse);
   mgVectors[coarseB + coarse] = vec4<f32>(sum, 0.0);
 }

@@ -11,12 +11,5 @@ fn mgSmoothMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
   if (i >= nodeCount) {
     return;
   }
-  var x = vec3<f32>(0.0);
-  var r = levelLoad(levelB, i);
-  if (fromZero == 0u) {
-    x = levelLoad(levelX, i);
-    r -= levelProduct(levelX, i);
-  }
-  let at = 4u * (nodeBase + i);
-  levelStore(levelY, i, x + weight * blockProduct(mgNodes[at + 2u], mgNodes[at + 3u], r));
+  smoothNode(thisLevel(), levelB, levelX, levelY, fromZero == 1u, weight, i);
 }

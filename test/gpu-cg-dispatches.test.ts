@@ -2,7 +2,8 @@
  * What a WebGPU linear solve encodes (Node, SwiftShader; issue 10's "Done when"): at most three
  * dispatches per CG iteration (Chronopoulos–Gear CG: the vector step, the product with the one
  * reduction, the scalar step), plus the V-cycle's for multigrid — 2 × 3 sweeps, a residual, a restriction
- * and a prolongation per coarsening and one coarsest-level dispatch (README, Multigrid) — and,
+ * and a prolongation per level above the coarse tail, and one dispatch for the tail: the levels of
+ * at most 4 × workgroupSize nodes (README, Multigrid) — and,
  * through advance() with checkEvery > 0, a count that grows with the iterations done and not with
  * maxIterations, with the same state as step().
  */
@@ -23,8 +24,8 @@ async function gpuSimulation(options: Record<string, unknown>): Promise<WebGpuSi
 }
 
 /** Dispatches one step() encodes with `maxIterations` = m. */
-async function perStep(solver: string, m: number): Promise<number> {
-  const simulation = await gpuSimulation({ solver, maxIterations: m });
+async function perStep(solver: string, m: number, workgroupSize = 64): Promise<number> {
+  const simulation = await gpuSimulation({ solver, maxIterations: m, workgroupSize });
   try {
     return simulation.dispatchesPerStep;
   } finally {
@@ -32,14 +33,23 @@ async function perStep(solver: string, m: number): Promise<number> {
   }
 }
 
+/** Levels of the multigrid hierarchy above the coarse tail: those of more than 4 × `threads` nodes. */
+function levelsAboveTail(threads: number): number {
+  return buildMultigridHierarchy(cloth).levels.filter((level) => level.nodeCount > 4 * threads).length;
+}
+
 test.each([
-  ['cg', 0],
-  ['pcg', 0],
-  ['jacobi', 0],
-  // One V-cycle: (2 × 3 sweeps + residual + restriction + prolongation) per coarsening, one coarsest dispatch.
-  ['multigrid', 9 * buildMultigridHierarchy(cloth).coarsenings.length + 1],
-])('%s: each iteration more encodes 3 dispatches (+ %i of the V-cycle)', async (solver, vcycle) => {
-  const [a, b] = [await perStep(solver, 20), await perStep(solver, 30)];
+  ['cg', 64, 0],
+  ['pcg', 64, 0],
+  ['jacobi', 64, 0],
+  // One V-cycle: (2 × 3 sweeps + residual + restriction + prolongation) per level above the tail,
+  // one dispatch for the tail. At 64 threads the 144-particle cloth is all tail; at 16 its level 0
+  // (144 nodes) is not.
+  ['multigrid', 64, 9 * levelsAboveTail(64) + 1],
+  ['multigrid', 16, 9 * levelsAboveTail(16) + 1],
+])('%s, %i threads: each iteration more encodes 3 dispatches (+ %i of the V-cycle)', async (solver, threads, vcycle) => {
+  if (solver === 'multigrid') expect(levelsAboveTail(threads)).toBe(threads === 64 ? 0 : 1);
+  const [a, b] = [await perStep(solver, 20, threads), await perStep(solver, 30, threads)];
   expect((b - a) / 10).toBe(3 + vcycle);
 }, 60_000); // prettier-ignore
 

@@ -1021,7 +1021,7 @@ function rhsFor(model: Model): Float64Array {
 const KERNEL_SYSTEM = { integrator: 'implicit-euler', dt: 1 / 60, rayleighMass: 0.5, rayleighStiffness: 2e-3 } as const; // prettier-ignore
 
 async function kernelSim(device: GPUDevice, model: Model, options: Record<string, unknown>) {
-  const sim = await WebGpuImplicitSimulation.create(model, { ...KERNEL_SYSTEM, ...options, device, workgroupSize: 32 } as never); // prettier-ignore
+  const sim = await WebGpuImplicitSimulation.create(model, { ...KERNEL_SYSTEM, device, workgroupSize: 32, ...options } as never); // prettier-ignore
   sim.kernels.write('positions', perturbed(model));
   await sim.kernels.run('springJacobians');
   return { sim, states: await sim.kernels.readSpringStates() };
@@ -1173,7 +1173,7 @@ export const KERNEL_CHECKS = {
 
   /**
    * The multigrid preconditioner as a whole (mg-edges, mg-nodes: every level's operator; mg-smooth,
-   * mg-residual, mg-restrict, mg-coarse-solve, mg-prolong: the V-cycle; mg-product): two
+   * mg-residual, mg-restrict, mg-prolong, mg-tail: the V-cycle; mg-product): two
    * iterations of CG preconditioned by it from x = 0 are x₂ = x₁ + α₁ p₁ with z₀ = V(b),
    * z₁ = V(r₁) — so the iterate is a fixed function of the V-cycle, which the CPU's CG with its
    * own V-cycle (src/backends/cpu/multigrid.ts), on the GPU's spring states, gives in float64. A
@@ -1181,8 +1181,16 @@ export const KERNEL_CHECKS = {
    */
   async vcycle(device: GPUDevice): Promise<string[]> {
     // 12 × 10: levels of 120, 29 and 7 nodes, so that the coarsest solve's 20 sweeps do not
-    // converge (on the 40-node cloth's 2-node coarsest level they do, whatever its D⁻¹).
-    return twoIterations(device, quickCloth(12, 10), 'multigrid');
+    // converge (on the 40-node cloth's 2-node coarsest level they do, whatever its D⁻¹). The coarse
+    // tail (mg-tail.wgsl) takes the levels of at most 4 × workgroupSize nodes: with 32 threads the
+    // whole cycle, with 16 levels 1–2 (its restriction and prolongation off the arena), with 4 the
+    // coarsest only (the per-level kernels on levels 0 and 1).
+    const cloth = quickCloth(12, 10);
+    return [
+      ...(await twoIterations(device, cloth, 'multigrid', 32)),
+      ...(await twoIterations(device, cloth, 'multigrid', 16)),
+      ...(await twoIterations(device, cloth, 'multigrid', 4)),
+    ];
   },
 
   /**
@@ -1419,10 +1427,13 @@ export const KERNEL_CHECKS = {
    */
   async mgRestrict(device: GPUDevice): Promise<string[]> {
     const model = quickCloth(12, 10);
+    // 4 threads: the coarse tail (mg-tail.wgsl, levels of at most 16 nodes) is the coarsest level
+    // alone, so that both restrictions are mg-restrict dispatches.
     const { sim } = await kernelSim(device, model, {
       solver: 'multigrid',
       maxIterations: 1,
       tolerance: 1e-6,
+      workgroupSize: 4,
     });
     const failures: string[] = [];
     try {
@@ -1591,9 +1602,10 @@ async function twoIterations(
   device: GPUDevice,
   model: Model,
   solver: 'cg' | 'pcg' | 'jacobi' | 'multigrid',
+  workgroupSize = 32,
 ): Promise<string[]> {
   const iterations = 2;
-  const { sim, states } = await kernelSim(device, model, { solver, preconditioner: 'block', maxIterations: iterations, tolerance: 1e-6 }); // prettier-ignore
+  const { sim, states } = await kernelSim(device, model, { solver, preconditioner: 'block', maxIterations: iterations, tolerance: 1e-6, workgroupSize }); // prettier-ignore
   try {
     const b = rhsFor(model);
     sim.kernels.write('rhs', b);
@@ -1610,10 +1622,10 @@ async function twoIterations(
     const options = { solver, preconditioner: 'block', maxIterations: iterations, tolerance: 1e-12 } as const; // prettier-ignore
     const cpu = solveLinear(m32, states, kernelSystem(), options, b, reference, work);
     const failures: string[] = [];
-    if (control.cgIterations !== iterations) failures.push(`${solver}: GPU took ${control.cgIterations} iterations, not ${iterations}`); // prettier-ignore
+    if (control.cgIterations !== iterations) failures.push(`${solver} (${workgroupSize} threads): GPU took ${control.cgIterations} iterations, not ${iterations}`); // prettier-ignore
     const d = maxDifference(x, reference);
     // float32: 1.7e-7 of the iterate measured on SwiftShader (multigrid).
-    if (!(d <= 1e-5 * maxAbs(reference))) failures.push(`${solver}: x₂: |GPU − CPU| = ${d}, ${d / maxAbs(reference)} of |x₂|`); // prettier-ignore
+    if (!(d <= 1e-5 * maxAbs(reference))) failures.push(`${solver} (${workgroupSize} threads): x₂: |GPU − CPU| = ${d}, ${d / maxAbs(reference)} of |x₂|`); // prettier-ignore
     const residual = Math.sqrt(control.rr! / control.bb!);
     if (!(Math.abs(residual - cpu.relativeResidual) <= 1e-4 * cpu.relativeResidual))
       failures.push(`${solver}: ‖r₂‖/‖b‖: GPU ${residual}, CPU ${cpu.relativeResidual}`);

@@ -24,7 +24,7 @@ import mgSmooth from '../../../shaders/mg-smooth.wgsl?raw';
 import mgResidual from '../../../shaders/mg-residual.wgsl?raw';
 import mgRestrict from '../../../shaders/mg-restrict.wgsl?raw';
 import mgProlong from '../../../shaders/mg-prolong.wgsl?raw';
-import mgCoarseSolve from '../../../shaders/mg-coarse-solve.wgsl?raw';
+import mgTail from '../../../shaders/mg-tail.wgsl?raw';
 import mgProduct from '../../../shaders/mg-product.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import colliders from '../../../shaders/colliders.wgsl?raw';
@@ -81,7 +81,7 @@ const IMPLICIT = {
   programDots,
 };
 
-const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlong, mgCoarseSolve, mgProduct };
+const MULTIGRID = { mgEdges, mgNodes, mgSmooth, mgResidual, mgRestrict, mgProlong, mgTail, mgProduct };
 
 /**
  * Program kernels: program-vectors.wgsl prepended (fusedAdaptive: a whole batch of adaptive steps,

@@ -2,10 +2,12 @@
  * The multigrid preconditioner on WebGPU (CPU mirror: src/backends/cpu/multigrid.ts): the
  * hierarchy of src/model/multigrid-hierarchy.ts uploaded once into four buffers, the coarse
  * operators assembled at every solve by gathers (shaders/mg-edges.wgsl, mg-nodes.wgsl), and a
- * V-cycle compiled into dispatches of mg-smooth / mg-restrict / mg-prolong: one dispatch per
- * sweep, restriction and prolongation of a level. A coarse level's passes are dispatched
- * indirectly on its own workgroup counts, which the scalar kernel sets while a solve runs and
- * zeroes once it is done, so a converged solve launches nothing at any level.
+ * V-cycle compiled into dispatches of mg-smooth / mg-residual / mg-restrict / mg-prolong: one
+ * dispatch per sweep, residual, restriction and prolongation of a level, down to the coarse tail
+ * (MULTIGRID_TAIL), whose levels one workgroup cycles in one dispatch (mg-tail.wgsl). A coarse
+ * level's passes are dispatched indirectly on its own workgroup counts, which the scalar kernel
+ * sets while a solve runs and zeroes once it is done, so a converged solve launches nothing at
+ * any level.
  */
 import {
   buildMultigridHierarchy,
@@ -16,6 +18,16 @@ import { WeftInputError } from '../../core/errors.ts';
 import type { WeightedLists } from '../../model/galerkin-terms.ts';
 import type { Compiled, Dispatch, ExecutorServices } from './dispatch.ts';
 import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
+
+/**
+ * The coarse tail: the levels from the first whose nodes and every coarser level's number at most
+ * `nodesPerThread` × workgroupSize, cycled by one workgroup in one dispatch. Per level below it the
+ * V-cycle takes 2 × smoothing + 3 dispatches (9), each a launch a GPU pays for whatever its size
+ * — and encoding costs the host tens of µs per dispatch (README, the H200's profile) — while a
+ * level of a few hundred nodes is a few loads per thread of one workgroup. At 256² this turns the
+ * last 4 of 8 levels (245, 59, 14, 3 nodes) into one dispatch: 37 dispatches per V-cycle, not 64.
+ */
+export const MULTIGRID_TAIL = { nodesPerThread: 4, stride: 10 } as const;
 
 interface LevelPlace {
   readonly nodeBase: number;
@@ -46,6 +58,9 @@ export class GpuMultigrid {
   private readonly levels: LevelPlace[] = [];
   private readonly coarsenings: CoarseningPlace[] = [];
   private readonly bound: Record<string, GPUBuffer>;
+  /** The first level of the coarse tail (MULTIGRID_TAIL), and its table's first entry in mgGraph. */
+  readonly tailStart: number;
+  private readonly tailTable: number;
 
   constructor(private readonly x: ExecutorServices) {
     const { model, device, workgroupSize } = x;
@@ -54,9 +69,15 @@ export class GpuMultigrid {
     // and filled in place: at 1024² it holds over 2²⁷ entries, past what a JavaScript array holds
     // ("Invalid array length" on an H200, where the buffer itself would have fitted).
     const lists = this.hierarchy.coarsenings.flatMap((c) => [c.restriction, c.prolongation, c.nodeTerms, c.edgeTerms]); // prettier-ignore
+    const levelCount = this.hierarchy.levels.length;
+    this.tailStart = levelCount - 1;
+    const tailNodes = MULTIGRID_TAIL.nodesPerThread * workgroupSize;
+    while (this.tailStart > 0 && this.hierarchy.levels[this.tailStart - 1]!.nodeCount <= tailNodes)
+      this.tailStart--;
     const length =
       this.hierarchy.levels.reduce((sum, level) => sum + level.offsets.length + level.entries.length, 0) +
-      lists.reduce((sum, list) => sum + list.offsets.length + 2 * list.refs.length, 0);
+      lists.reduce((sum, list) => sum + list.offsets.length + 2 * list.refs.length, 0) +
+      MULTIGRID_TAIL.stride * (levelCount - this.tailStart);
     const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
     if (4 * length > limit)
       throw new WeftInputError('solver', `'multigrid' is too large for this device: its hierarchy's index and weight lists need ${4 * length} bytes, the device allows ${limit} per storage buffer (use solver 'pcg', or a device with a larger maxStorageBufferBindingSize)`); // prettier-ignore
@@ -100,13 +121,19 @@ export class GpuMultigrid {
       const [nodeTermList, edgeTermList] = [appendList(c.nodeTerms), appendList(c.edgeTerms)];
       this.coarsenings.push({ restrictList, prolongList, nodeTermList, edgeTermList, correction: c.correction }); // prettier-ignore
     }
+    this.tailTable = used;
+    for (let l = this.tailStart; l < levelCount; l++) {
+      const [p, c] = [this.levels[l]!, this.coarsenings[l]];
+      append([p.nodeBase, p.nodeCount, p.edgeBase, p.graphBase, ...p.vectors, c?.restrictList ?? 0, c?.prolongList ?? 0]); // prettier-ignore
+      graphWeights[used++] = c?.correction ?? 0;
+    }
     if (used !== length) throw new Error(`mgGraph: ${used} entries written, ${length} sized`);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const full = this.levels.slice(1).flatMap((place) => {
       const [gx, gy] = dispatchSize(place.nodeCount, workgroupSize, device.limits);
       return [gx, gy, 1, 0];
     });
-    // The last entry gates the coarsest solve: one workgroup while a solve runs.
+    // The last entry gates the coarse tail (mg-tail.wgsl): one workgroup while a solve runs.
     const groups = Uint32Array.from([...full, 1, 1, 1, 0]);
     // The coarse levels' assembly: per level l ≥ 1 the workgroups of its edges, then of its nodes.
     const assembly = this.levels.slice(1).flatMap((place) => [place.edgeCount, place.nodeCount].flatMap((count) => [...dispatchSize(Math.max(1, count), workgroupSize, device.limits).slice(0, 2), 1, 0])); // prettier-ignore
@@ -188,12 +215,13 @@ export class GpuMultigrid {
       [current, other] = [other, current];
     };
     const c = this.coarsenings[l];
-    if (!c) {
-      // All the sweeps in one workgroup (an even count: the result ends in x).
-      const single = this.x.dispatch('mgCoarseSolve', 'mgCoarseSolve', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, sweeps: coarseSweeps, weight }); // prettier-ignore
-      out.push(l === 0 ? single : { ...single, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } }); // prettier-ignore
+    if (l === this.tailStart) {
+      // The tail's levels in one workgroup; every level's result ends in its x (even sweeps).
+      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, smoothing, sweeps: coarseSweeps, weight }); // prettier-ignore
+      out.push(l === 0 ? tail : { ...tail, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } }); // prettier-ignore
       return x;
     }
+    if (!c) throw new Error(`multigrid: level ${l} has no coarsening above the tail (${this.tailStart})`);
     for (let k = 0; k < smoothing; k++) sweep(k === 0);
     const coarse = this.levels[l + 1]!;
     // The residual into the free iterate, then restricted: b_c = Pᵀ (b − A x).
