@@ -40,6 +40,7 @@ import { structBytes, type StructLayout } from './layout.ts';
 import {
   encodeDispatches,
   runWithCheckpoints,
+  type CheckpointHistory,
   type Compiled,
   type Dispatch,
   type ExecutorServices,
@@ -96,7 +97,8 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Workgroups of a per-particle dispatch: one partial of a reduction each. */
   readonly partialCount: number;
   private readonly partialReadback: GPUBuffer;
-  private readonly checkReadback: GPUBuffer;
+  private readonly checkReadbacks: [GPUBuffer, GPUBuffer];
+  private readonly checkpointHistory: CheckpointHistory = new WeakMap();
   /** Buffers of the multigrid made by the last {@link rebuildMultigrid} (none before one). */
   private multigridBuffers: GPUBuffer[] = [];
 
@@ -144,7 +146,10 @@ export class WebGpuExecutor implements ExecutorServices {
     };
     const staging = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
     this.partialReadback = this.create('partialReadback', this.partialCount * VEC4_BYTES, staging);
-    this.checkReadback = this.create('checkReadback', 16, staging);
+    this.checkReadbacks = [
+      this.create('checkReadback', 16, staging),
+      this.create('checkReadback.ahead', 16, staging),
+    ];
     this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
     this.contacts = model.colliders.length > 0 ? new GpuContacts(this) : null;
     this.aero = model.wind ? new GpuAero(this) : null;
@@ -307,7 +312,7 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Runs one `block`, reading back at its checkpoints and skipping what is not needed (bit-identical). */
   async runChecked(block: Block, profiler?: GpuProfiler): Promise<void> {
     const found = this.compiledBlock(block);
-    this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadback, profiler); // prettier-ignore
+    this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadbacks, this.checkpointHistory, profiler); // prettier-ignore
     this.advanceRings(found);
   }
 
