@@ -26,8 +26,15 @@ import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
  * — and encoding costs the host tens of µs per dispatch (README, the H200's profile) — while a
  * level of a few hundred nodes is a few loads per thread of one workgroup. At 256² this turns the
  * last 4 of 8 levels (245, 59, 14, 3 nodes) into one dispatch: 37 dispatches per V-cycle, not 64.
+ * The tail's workgroup has as many threads as its largest level may have nodes (256 at the
+ * default 64), within the device's limits, so that each phase is one node per thread.
  */
 export const MULTIGRID_TAIL = { nodesPerThread: 4, stride: 10 } as const;
+
+/** Threads of the tail's workgroup: nodesPerThread × workgroupSize, within the device's limits. */
+export function tailThreads(workgroupSize: number, limits: GPUSupportedLimits): number {
+  return Math.min(MULTIGRID_TAIL.nodesPerThread * workgroupSize, limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX); // prettier-ignore
+}
 
 interface LevelPlace {
   readonly nodeBase: number;
@@ -217,7 +224,7 @@ export class GpuMultigrid {
     const c = this.coarsenings[l];
     if (l === this.tailStart) {
       // The tail's levels in one workgroup; every level's result ends in its x (even sweeps).
-      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, smoothing, sweeps: coarseSweeps, weight }); // prettier-ignore
+      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, smoothing, sweeps: coarseSweeps, weight, workgroupSize: tailThreads(this.x.workgroupSize, this.x.device.limits) }); // prettier-ignore
       out.push(l === 0 ? tail : { ...tail, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } }); // prettier-ignore
       return x;
     }
