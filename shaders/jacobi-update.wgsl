@@ -1,12 +1,17 @@
-// Block-Jacobi iteration (CPU mirror: src/cpu/linear-solver.ts), after q = A x:
-//   r = b − q,  x += D⁻¹ r;  partial sums of r·r (the residual before this update).
+// Block-Jacobi iteration (CPU mirror: src/backends/cpu/linear-solver.ts jacobiSolve), after q = A x:
+//   r = S (b − q),  x += D_S⁻¹ r;  partial sums of r·r (the residual before this update).
+// S is the contact filter of a constrained solve (Baraff & Witkin 1998 §5.3; contactFiltered):
+// x starts at x₀ = z and keeps its constrained part; D_S⁻¹ is D's inverse on a constrained
+// particle's tangent plane (0 when it sticks); unconstrained, S = I and D_S = D.
 
 override rhsRef: u32 = 0u;       // b
 override productRef: u32 = 0u;   // q = A x
 override solutionRef: u32 = 0u;  // x
+override constrained: u32 = 0u;  // 1: filter r and the update by the contacts
 
 @group(0) @binding(4) var<storage, read> inverseDiagonal: array<vec4<f32>>;   // D⁻¹ (0 when fixed)
 @group(0) @binding(5) var<storage, read_write> partials: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> contactNormals: array<vec4<f32>>;    // n, w: the constraint
 
 @compute @workgroup_size(groupThreads)
 fn jacobiUpdateMain(
@@ -18,8 +23,25 @@ fn jacobiUpdateMain(
   for (var t = 0u; t < groupShare(); t++) {
     let i = groupParticle(group, groups, local, t);
     if (i < params.particleCount) {
-      let r = loadVector(rhsRef, i) - loadVector(productRef, i);
-      let dx = symmetricProduct(inverseDiagonal[2u * i].xyz, inverseDiagonal[2u * i + 1u].xyz, r);
+      var r = loadVector(rhsRef, i) - loadVector(productRef, i);
+      let blockA = inverseDiagonal[2u * i].xyz;
+      let blockB = inverseDiagonal[2u * i + 1u].xyz;
+      var dx = vec3<f32>(0.0);
+      if (constrained == 1u) {
+        let normal = contactNormals[i];
+        r = contactFiltered(r, normal);
+        dx = symmetricProduct(blockA, blockB, r);
+        // Along n the step solves D restricted to the tangent plane, not S D⁻¹ S (which diverged
+        // on a draped cloth, on both backends): dx −= (D⁻¹ n) (n·dx) / (n·D⁻¹ n).
+        let w = symmetricProduct(blockA, blockB, normal.xyz);
+        let nw = dot(normal.xyz, w);
+        if (normal.w > 0.0 && nw > 0.0) {
+          dx -= w * (dot(normal.xyz, dx) / nw);
+        }
+        dx = contactFiltered(dx, normal);
+      } else {
+        dx = symmetricProduct(blockA, blockB, r);
+      }
       storeVector(solutionRef, i, loadVector(solutionRef, i) + dx);
       sums.x += dot(r, r);
     }

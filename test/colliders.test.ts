@@ -291,7 +291,7 @@ describe('errors', () => {
 
   test.each([
     [{ integrator: 'rk45', accuracy: 1e-3 }, /adaptive/],
-    [{ integrator: 'implicit-euler', dt: 0.01, solver: 'jacobi', backend: 'webgpu' }, /jacobi/],
+    [{ integrator: 'variational-symplectic-implicit', dt: 0.01 }, /variational/],
   ] as const)('%o refuses colliders with a clear error', async (options, message) => {
     const model = particle([0, 1, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }]);
     const error = await createSimulation(model, options as never).catch((e: unknown) => e);

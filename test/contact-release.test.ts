@@ -144,6 +144,7 @@ const HOVER_CASES = [
   ['backward-euler', 'cpu', 'cg'],
   ['backward-euler', 'webgpu', 'cg'],
   ['implicit-euler', 'cpu', 'jacobi'],
+  ['implicit-euler', 'webgpu', 'jacobi'],
 ] as const;
 
 test.each(HOVER_CASES.filter(([, backend]) => BACKENDS.includes(backend)))(
@@ -205,11 +206,12 @@ function fallingShort(part: number): { model: Model; held: number; free: number 
   return { model, held: SURFACE, free: y + h * vFree };
 }
 
-// CG on both backends, and the CPU's block Jacobi (its own resumed loop).
+// CG and block Jacobi (its own resumed loop, r measured afresh) on both backends.
 const SHORT_CASES = [
   ['cpu', 'cg'],
   ['webgpu', 'cg'],
   ['cpu', 'jacobi'],
+  ['webgpu', 'jacobi'],
 ] as const;
 test.each(
   SHORT_CASES.filter(([backend]) => BACKENDS.includes(backend)).flatMap(([backend, solver]) =>

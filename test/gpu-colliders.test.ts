@@ -106,11 +106,9 @@ test('an 8² cloth falling on a sphere (symplectic Euler): GPU = CPU f32, no par
   expectClose(gpu.positions, cpu.positions, 1e-3, 'cloth on a sphere: positions GPU vs CPU f32 (m)');
 }, 60_000);
 
-test('implicit Euler with colliders and block Jacobi on WebGPU is refused, naming colliders', async () => {
-  const model = drops(SHAPES[0][1]);
-  await expect(createSimulation(model, { integrator: 'implicit-euler', dt: 0.01, solver: 'jacobi', backend: 'webgpu', device: node.runner() })).rejects.toMatchObject({ field: 'colliders' }); // prettier-ignore
-});
-
+// Block Jacobi is not here: on this cloth (h² k / m ≈ 28 a spring) it stalls once the contacts
+// constrain it (13 of 33 solves at the cap by step 20, on both backends alike); its constrained and
+// resumed solves are checked in test/jacobi-contacts.test.ts and test/contact-release.test.ts.
 test.each(['pcg', 'cg', 'multigrid'] as const)(
   'implicit Euler (%s): a 12² cloth dropped on a sphere, constrained CG on the GPU as on the CPU (f32), outside the sphere',
   async (solver) => {

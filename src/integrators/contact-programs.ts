@@ -103,16 +103,14 @@ export function resumedIterations(maxIterations: number): number {
   return Math.max(1, Math.ceil(maxIterations / 2));
 }
 
-/** Throws when colliders cannot be used with this integrator on this backend, naming why. */
-export function requireContactSupport(colliderCount: number, integrator: IntegratorName, backend: 'cpu' | 'webgpu', solver?: unknown): void {
+/** Throws when colliders cannot be used with this integrator, naming why. */
+export function requireContactSupport(colliderCount: number, integrator: IntegratorName): void {
   if (colliderCount === 0) return;
   const family = INTEGRATORS[integrator].family;
   if (family === 'adaptive')
     throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
   if (integrator === 'variational-symplectic-implicit')
     throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', 'backward-euler', 'newmark', or an explicit or multistep integrator`);
-  if (family === 'implicit' && backend === 'webgpu' && solver === 'jacobi')
-    throw new WeftInputError('colliders', "with solver 'jacobi' are not supported on WebGPU yet: use 'cg', 'pcg' or 'multigrid'");
 } // prettier-ignore
 
 /** The vector holding each scheme's `base` where it is not the state's v. */
@@ -224,13 +222,8 @@ function implicitStep(program: Program, integrator: IntegratorName): Op[] {
 }
 
 /** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
-export function withContacts(
-  program: Program,
-  integrator: IntegratorName,
-  colliderCount: number,
-  backend: 'cpu' | 'webgpu' = 'cpu',
-): Program {
-  requireContactSupport(colliderCount, integrator, backend);
+export function withContacts(program: Program, integrator: IntegratorName, colliderCount: number): Program {
+  requireContactSupport(colliderCount, integrator);
   if (colliderCount === 0) return program;
   // Kinematic colliders move over each step: explicit steps project against the moved pose
   // (the state is at the step's end), implicit solves are constrained at the pose the step starts from.

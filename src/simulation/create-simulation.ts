@@ -91,12 +91,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       `unknown integrator ${describeName(integrator)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
-  requireContactSupport(
-    model?.colliders?.length ?? 0,
-    integrator,
-    backend,
-    (options as { solver?: unknown }).solver,
-  );
+  requireContactSupport(model?.colliders?.length ?? 0, integrator);
   requireWindSupport(Boolean(model?.wind), integrator);
   requireBendingSupport(Boolean(model?.bending), integrator);
   requireSelfContactSupport(Boolean(model?.selfCollision), integrator);

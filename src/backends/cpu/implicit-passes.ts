@@ -90,7 +90,13 @@ export function springStates(
 }
 
 /** Applies a symmetric 3×3 block (xx, yy, zz, xy, xz, yz) at `j` to (x, y, z). */
-function symmetric(block: RealArray, j: number, x: number, y: number, z: number): [number, number, number] {
+export function symmetric(
+  block: RealArray,
+  j: number,
+  x: number,
+  y: number,
+  z: number,
+): [number, number, number] {
   return [
     block[j]! * x + block[j + 3]! * y + block[j + 4]! * z,
     block[j + 3]! * x + block[j + 1]! * y + block[j + 5]! * z,

@@ -8,6 +8,7 @@ import {
   applyPreconditioner,
   diagonalInverse,
   dot,
+  symmetric,
   systemProduct,
   type SpringStates,
   type SystemCoefficients,
@@ -47,6 +48,9 @@ export interface SolverWorkspace {
 export interface Constraints {
   start(x: RealArray): void;
   filter(u: RealArray): void;
+  /** Per particle 1 where constrained, and its contact normal [3n] (contacts.ts). */
+  readonly active: ArrayLike<number>;
+  readonly normal: ArrayLike<number>;
 }
 
 /** The solver's and the spring states' storage for `model`, in the given precision. */
@@ -160,6 +164,24 @@ export function solveLinear(
   };
 }
 
+/**
+ * On a particle constrained along n, block Jacobi's step solves D_i's restriction to the tangent
+ * plane, not S D_i⁻¹ S: z = D⁻¹ r − (D⁻¹ n) (n·D⁻¹ r) / (n·D⁻¹ n) (r tangential; then n·z = 0),
+ * the inverse of D_i on {n·z = 0} (its Schur complement form). `z` holds D⁻¹ r on entry.
+ */
+function tangentSolve(S: Constraints, inverse: RealArray, z: RealArray): void {
+  for (let i = 0; i < S.active.length; i++) {
+    if (S.active[i] !== 1) continue;
+    const k = 3 * i;
+    const n = [S.normal[k]!, S.normal[k + 1]!, S.normal[k + 2]!] as const;
+    const w = symmetric(inverse, 6 * i, n[0], n[1], n[2]);
+    const nw = n[0] * w[0] + n[1] * w[1] + n[2] * w[2];
+    if (!(nw > 0)) continue;
+    const scale = (n[0] * z[k]! + n[1] * z[k + 1]! + n[2] * z[k + 2]!) / nw;
+    for (let d = 0; d < 3; d++) z[k + d] = z[k + d]! - scale * w[d]!;
+  }
+}
+
 /** Block Jacobi x ← x + D⁻¹ (b − A x), its residual measured before each update (D⁻¹ in `work`). */
 function jacobiSolve(
   model: Model,
@@ -187,6 +209,7 @@ function jacobiSolve(
     const tolerance2 = tolerance * tolerance * bb;
     if (!Number.isFinite(rr)) break; // NaN or Inf cannot recover: unconverged, as on the GPU
     applyPreconditioner(model, inverseDiagonal, true, r, z);
+    if (S) tangentSolve(S, inverseDiagonal, z);
     S?.filter(z);
     for (let j = 0; j < x.length; j++) x[j] = x[j]! + z[j]!;
     if (rr <= tolerance2) return { iterations: k, relativeResidual: Math.sqrt(rr / bb), converged: true, breakdown: false, reference: bb }; // prettier-ignore

@@ -253,11 +253,13 @@ export class GpuImplicitOps {
     const v = this.solverVectors();
     const list: Compiled[] = resume ? [] : [this.kernel('systemBlocks', 'springs', {}, { solver })];
     if (o.solver !== 'cg' && !resume) list.push(...this.rankOneDiagonal(solver), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending || this.x.selfContact ? 1 : 0 }, { solver })); // prettier-ignore
-    list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume));
     if (o.solver === 'jacobi') {
-      const iteration = indirectBy([...this.product({ inputRef: solutionRef, productRef: v.w }, solver), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
+      // Resumed, Jacobi measures r = S (b − A x) afresh (it keeps no residual vector): a warm start.
+      list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume, true));
+      const iteration = indirectBy([...this.product({ inputRef: solutionRef, productRef: v.w }, solver), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef, constrained }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
       return this.iterate(list, iteration, resume);
     }
+    list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume));
     // Constrained: w = S A u (the reduction's u·A u is the same, u being filtered).
     const product = [...this.product({ inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, solver), ...this.filtered(v.w, constrained)]; // prettier-ignore
     list.push(...indirectBy(product, { particles: this.counts.cg }), this.firstCheck(constrained));
@@ -314,11 +316,13 @@ export class GpuImplicitOps {
    * tolerance.
    */
   // prettier-ignore
-  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer, constrained = 0, resume = false): Compiled[] {
+  private start(rhsRef: number, solutionRef: number, solver: GPUBuffer, constrained = 0, resume = false, afresh = false): Compiled[] {
     const v = this.solverVectors();
     const warm = this.options.warmStart || constrained === 1;
-    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained, resume: resume ? 1 : 0 }, { solver }); // prettier-ignore
-    return [...(warm && !resume ? this.product({ inputRef: solutionRef, productRef: v.w }, solver) : []), init, this.scalars('CG_START', [resume ? 1 : 0, 0, 0, 0])]; // prettier-ignore
+    // `afresh`: a resumed solve's r from b − A x, not from the last solve's r (Jacobi keeps none).
+    const kept = resume && !afresh;
+    const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained, resume: kept ? 1 : 0 }, { solver }); // prettier-ignore
+    return [...(warm && !kept ? this.product({ inputRef: solutionRef, productRef: v.w }, solver) : []), init, this.scalars('CG_START', [resume ? 1 : 0, 0, 0, 0])]; // prettier-ignore
   }
 
   /**

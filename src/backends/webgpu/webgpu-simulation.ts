@@ -76,7 +76,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     super();
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
     const limited = withStrainLimitOps(scheme, options.integrator, model.strainLimit);
-    const contacts = withContacts(limited, options.integrator, model.colliders.length, 'webgpu');
+    const contacts = withContacts(limited, options.integrator, model.colliders.length);
     const winds = withWindOps(contacts, options.integrator, model.wind !== null);
     const program = withSelfContact(winds, options.integrator, model.selfCollision !== null);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
