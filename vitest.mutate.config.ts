@@ -57,6 +57,7 @@ export default defineConfig({
       'test/contact-approach.test.ts',
       'test/contact-release.test.ts',
       'test/static-friction.test.ts',
+      'test/jacobi-contacts.test.ts',
       'test/implicit-colliders.test.ts',
       'test/implicit-self-contact.test.ts',
       'test/self-contact.test.ts',
