@@ -4,7 +4,10 @@
 // (checkpoints) per step, and the round trip of one empty submission and of one 16-byte readback
 // on this adapter. Scene: the solver-scaling cloth (bench/solver-scaling.mjs), dt = 1/60.
 // Usage (after `npm run build`): node bench/step-latency.mjs [--sizes 256] [--solver multigrid]
-//          [--steps 5] [--tolerance 1e-3]
+//          [--steps 5] [--tolerance 1e-3] [--modes advance,profiled,step] [--cap 100]
+// Modes: `advance` (checkpoints every 8 iterations, what advance() does), `profiled` (the same with
+// timestamp queries), `step` (step(): every iteration up to the cap `--cap` encoded, none read
+// back — the demo's path, sim.encode() once a substep).
 /* global GPUBufferUsage, GPUMapMode -- Dawn defines them when acquireDevice loads it */
 import { parseArgs } from 'node:util';
 import { acquireDevice, buildCloth, createSimulation } from '../dist/weft-internal.js';
@@ -15,6 +18,8 @@ const { values } = parseArgs({
     solver: { type: 'string', default: 'multigrid' },
     steps: { type: 'string', default: '5' },
     tolerance: { type: 'string', default: '1e-3' },
+    modes: { type: 'string', default: 'advance,profiled' },
+    cap: { type: 'string', default: '100' },
   },
 });
 const steps = Number(values.steps);
@@ -50,15 +55,17 @@ console.log(
 
 for (const n of values.sizes.split(',').map(Number)) {
   const model = buildCloth({ nx: n, ny: n, spacing: 3.15 / (n - 1), particleMass: 1 / (n * n), structuralStiffness: 2000, shearStiffness: 500, bendStiffness: 100, damping: 0.02, orientation: 'vertical' }); // prettier-ignore
-  for (const profile of [false, true]) {
+  for (const mode of values.modes.split(',')) {
+    const [profile, capped] = [mode === 'profiled', mode === 'step'];
     const createStarted = performance.now();
-    const sim = await createSimulation(model, { backend: 'webgpu', device, integrator: 'implicit-euler', dt: 1 / 60, solver: values.solver, tolerance: Number(values.tolerance), maxIterations: 4000, rayleighMass: 0.1, checkEvery: 8, profile }); // prettier-ignore
+    const sim = await createSimulation(model, { backend: 'webgpu', device, integrator: 'implicit-euler', dt: 1 / 60, solver: values.solver, tolerance: Number(values.tolerance), maxIterations: capped ? Number(values.cap) : 4000, rayleighMass: 0.1, checkEvery: capped ? 0 : 8, profile }); // prettier-ignore
     const createMs = performance.now() - createStarted;
     await sim.advance(1); // pipelines compiled, first solve
     await sim.readState();
     const before = { stats: await sim.readSolverStats(), encoded: sim.dispatchesEncoded };
     const started = performance.now();
-    await sim.advance(steps);
+    if (capped) sim.step(steps);
+    else await sim.advance(steps);
     await sim.readState();
     const wallMs = (performance.now() - started) / steps;
     const stats = await sim.readSolverStats();
@@ -71,7 +78,7 @@ for (const n of values.sizes.split(',').map(Number)) {
       gpu = `; GPU (a pass per dispatch) ${(total / (steps + 1)).toFixed(2)} ms/step: ${kernels.slice(0, 5).map((k) => `${k.kernel} ${((100 * k.milliseconds) / total).toFixed(0)}%`).join(' ')}`; // prettier-ignore
     }
     console.log(
-      `${n}² ${values.solver}${profile ? ' profiled' : ''}: created in ${createMs.toFixed(0)} ms; ${wallMs.toFixed(2)} ms/step wall ` +
+      `${n}² ${values.solver} ${capped ? `step(), cap ${values.cap}` : mode}: created in ${createMs.toFixed(0)} ms; ${wallMs.toFixed(2)} ms/step wall ` +
         `(${(1000 / wallMs).toFixed(1)} steps/s), ${iterations.toFixed(1)} iterations/step, ${encoded.toFixed(0)} dispatches encoded/step, ` +
         `${stats.unconvergedSolves} unconverged, residual ${stats.maxResidual.toExponential(2)}${gpu}`,
     );

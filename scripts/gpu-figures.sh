@@ -56,6 +56,8 @@ run() {
   timeout 30 node -e "import('./dist/weft-internal.js').then(async (m) => { const a = await m.acquireDevice(); console.log('Adapter:', a.adapterName); process.exit(0); })" || { stamp 'no adapter'; return 1; }
   stamp "steps per second and where a step's time goes, $mid² and $big²"
   timeout 200 node bench/step-latency.mjs --sizes $mid,$big --steps 5
+  stamp "step() encoding every iteration to a cap of 100 (the demo's path) against advance(), $mid²"
+  timeout 60 node bench/step-latency.mjs --sizes $mid --steps 5 --modes advance,step --cap 100
   stamp 'solver scaling'
   timeout 150 node bench/solver-scaling.mjs --backends webgpu --sizes $sizes --gpu-max 1024 --out "$out"
   stamp "the product's bandwidth against a copy, $mid²"
