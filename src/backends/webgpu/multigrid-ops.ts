@@ -20,21 +20,17 @@ import type { Compiled, Dispatch, ExecutorServices } from './dispatch.ts';
 import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
 
 /**
- * The coarse tail: the levels from the first whose nodes and every coarser level's number at most
- * `nodesPerThread` × workgroupSize, cycled by one workgroup in one dispatch. Per level below it the
- * V-cycle takes 2 × smoothing + 3 dispatches (9), each a launch a GPU pays for whatever its size
- * — and encoding costs the host tens of µs per dispatch (README, the H200's profile) — while a
- * level of a few hundred nodes is a few loads per thread of one workgroup. At 256² this turns the
- * last 4 of 8 levels (245, 59, 14, 3 nodes) into one dispatch: 37 dispatches per V-cycle, not 64.
- * The tail's workgroup has as many threads as its largest level may have nodes (256 at the
- * default 64), within the device's limits, so that each phase is one node per thread.
+ * The coarse tail: the levels from the first below level 0 whose nodes and every coarser level's
+ * number at most `nodesPerThread` × workgroupSize, cycled by one workgroup in one dispatch. Per
+ * level above it the V-cycle takes 2 × smoothing + 3 dispatches (9), each a launch a GPU pays for
+ * whatever its size — and encoding costs the host tens of µs per dispatch (README, the H200's
+ * profile) — while a level of a few hundred nodes is a few loads per thread of one workgroup. At
+ * 256² this turns the last 4 of 8 levels (245, 59, 14, 3 nodes) into one dispatch: 37 dispatches
+ * per V-cycle, not 64. Level 0 keeps its passes (a thread per particle) even when small, and the
+ * tail's workgroup is workgroupSize threads: on a CPU adapter one workgroup runs on one core, and a
+ * 16² cloth's whole cycle in one workgroup of 256 threads took 1.8× the per-level passes' time.
  */
 export const MULTIGRID_TAIL = { nodesPerThread: 4, stride: 10 } as const;
-
-/** Threads of the tail's workgroup: nodesPerThread × workgroupSize, within the device's limits. */
-export function tailThreads(workgroupSize: number, limits: GPUSupportedLimits): number {
-  return Math.min(MULTIGRID_TAIL.nodesPerThread * workgroupSize, limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX); // prettier-ignore
-}
 
 interface LevelPlace {
   readonly nodeBase: number;
@@ -79,7 +75,7 @@ export class GpuMultigrid {
     const levelCount = this.hierarchy.levels.length;
     this.tailStart = levelCount - 1;
     const tailNodes = MULTIGRID_TAIL.nodesPerThread * workgroupSize;
-    while (this.tailStart > 0 && this.hierarchy.levels[this.tailStart - 1]!.nodeCount <= tailNodes)
+    while (this.tailStart > 1 && this.hierarchy.levels[this.tailStart - 1]!.nodeCount <= tailNodes)
       this.tailStart--;
     const length =
       this.hierarchy.levels.reduce((sum, level) => sum + level.offsets.length + level.entries.length, 0) +
@@ -224,8 +220,10 @@ export class GpuMultigrid {
     const c = this.coarsenings[l];
     if (l === this.tailStart) {
       // The tail's levels in one workgroup; every level's result ends in its x (even sweeps).
-      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, smoothing, sweeps: coarseSweeps, weight, workgroupSize: tailThreads(this.x.workgroupSize, this.x.device.limits) }); // prettier-ignore
-      out.push(l === 0 ? tail : { ...tail, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } }); // prettier-ignore
+      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, smoothing, sweeps: coarseSweeps, weight }); // prettier-ignore
+      // Gated on levelGroups' last entry (one workgroup while the solve runs), level 0's too: the
+      // caller gates only per-particle passes, and a whole cycle run past convergence is not free.
+      out.push({ ...tail, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } });
       return x;
     }
     if (!c) throw new Error(`multigrid: level ${l} has no coarsening above the tail (${this.tailStart})`);
