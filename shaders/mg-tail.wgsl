@@ -9,7 +9,7 @@
 //
 // The tail's first level is this pipeline's (overrides nodeBase.., its vectors levelB, levelX,
 // levelY; the arena's when it is level 0); the deeper ones are read from a table in mgGraph at
-// tailTable, TAIL_STRIDE u32 per level: node base, node count, edge base, incidence base, the
+// tailTable, tailStride u32 per level: node base, node count, edge base, incidence base, the
 // mgVectors indices of b, x, y, then its coarsening's restriction and prolongation lists and θ.
 
 override tailTable: u32 = 0u;
@@ -18,13 +18,13 @@ override smoothing: u32 = 3u;   // sweeps before and after the coarse correction
 override sweeps: u32 = 20u;     // on the coarsest level (even)
 override weight: f32 = 0.75;    // ω
 
-const TAIL_STRIDE: u32 = 10u;
+override tailStride: u32;       // u32 per level in the table (MULTIGRID_TAIL.stride)
 
 fn tailLevel(t: u32) -> Level {
   if (t == 0u) {
     return thisLevel();
   }
-  let at = tailTable + TAIL_STRIDE * t;
+  let at = tailTable + tailStride * t;
   return Level(mgGraph[at], mgGraph[at + 1u], mgGraph[at + 2u], mgGraph[at + 3u], false);
 }
 
@@ -33,7 +33,7 @@ fn tailVectors(t: u32) -> vec3<u32> {
   if (t == 0u) {
     return vec3<u32>(levelB, levelX, levelY);
   }
-  let at = tailTable + TAIL_STRIDE * t + 4u;
+  let at = tailTable + tailStride * t + 4u;
   return vec3<u32>(mgGraph[at], mgGraph[at + 1u], mgGraph[at + 2u]);
 }
 
@@ -71,7 +71,7 @@ fn mgTailMain(@builtin(local_invocation_index) local: u32) {
     }
     tailBarrier();
     let coarse = tailLevel(t + 1u);
-    let restrictList = mgGraph[tailTable + TAIL_STRIDE * t + 7u];
+    let restrictList = mgGraph[tailTable + tailStride * t + 7u];
     let coarseB = tailVectors(t + 1u).x;
     for (var c = local; c < coarse.nodeCount; c += workgroupSize) {
       mgVectors[coarseB + c] = vec4<f32>(restrictAt(fine, restrictList, coarse.nodeCount, free, c), 0.0);
@@ -87,7 +87,7 @@ fn mgTailMain(@builtin(local_invocation_index) local: u32) {
     let fine = tailLevel(t);
     let v = tailVectors(t);
     let current = select(v.y, v.z, smoothedOdd);
-    let row = tailTable + TAIL_STRIDE * t;
+    let row = tailTable + tailStride * t;
     let theta = bitcast<f32>(mgGraph[row + 9u]);
     let coarseX = tailVectors(u).y;
     for (var i = local; i < fine.nodeCount; i += workgroupSize) {

@@ -124,6 +124,7 @@ export class GpuMultigrid {
       const [nodeTermList, edgeTermList] = [appendList(c.nodeTerms), appendList(c.edgeTerms)];
       this.coarsenings.push({ restrictList, prolongList, nodeTermList, edgeTermList, correction: c.correction }); // prettier-ignore
     }
+    // The tail's table, in the layout of shaders/mg-tail.wgsl's header (stride MULTIGRID_TAIL.stride).
     this.tailTable = used;
     for (let l = this.tailStart; l < levelCount; l++) {
       const [p, c] = [this.levels[l]!, this.coarsenings[l]];
@@ -220,7 +221,7 @@ export class GpuMultigrid {
     const c = this.coarsenings[l];
     if (l === this.tailStart) {
       // The tail's levels in one workgroup; every level's result ends in its x (even sweeps).
-      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, smoothing, sweeps: coarseSweeps, weight }); // prettier-ignore
+      const tail = this.x.dispatch('mgTail', 'mgTail', 'single', this.bound, { ...this.overrides(l), levelB: b, levelX: x, levelY: y, tailTable: this.tailTable, tailLevels: this.levels.length - l, tailStride: MULTIGRID_TAIL.stride, smoothing, sweeps: coarseSweeps, weight }); // prettier-ignore
       // Gated on levelGroups' last entry (one workgroup while the solve runs), level 0's too: the
       // caller gates only per-particle passes, and a whole cycle run past convergence is not free.
       out.push({ ...tail, indirect: { buffer: this.levelGroups, offset: 16 * (this.levels.length - 1) } });
