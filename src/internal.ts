@@ -69,6 +69,8 @@ export {
   type SystemCoefficients,
 } from './backends/cpu/implicit-passes.ts';
 export { solveLinear, solverStorage, type LinearSolveResult } from './backends/cpu/linear-solver.ts';
+export { CpuSelfContact } from './backends/cpu/self-contact.ts';
+export { CpuBending } from './backends/cpu/bending.ts';
 export { bindByName, readBuffer } from './backends/webgpu/gpu-common.ts';
 export { measureCopy, measureProduct, productBytes, type Throughput } from './backends/webgpu/bandwidth.ts';
 export {

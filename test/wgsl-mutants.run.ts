@@ -33,8 +33,9 @@ function log(line: Record<string, unknown>): void {
  * on fused runs, the wind's only with wind, the contacts' only with colliders, the strain limit's
  * only with strain limits, dihedral bending's only with bending, self-collision's (self-*.wgsl,
  * compiled only for a model with selfCollision) only with self-collision — its dynamics'
- * (self-pair-*, self-fail-*) only in whole runs ('self-collision, …'), not the detection's kernel
- * check; every other shader may reach every case.
+ * (self-pair-*, self-fail-*) only in whole runs ('self-collision, …') and the diagonal blocks'
+ * kernel check (which steps a fold, with bending too), not the detection's kernel check; every
+ * other shader may reach every case.
  */
 function relevant(file: string, label: string): boolean {
   if (onlyCases && !onlyCases.test(label)) return false;
@@ -43,8 +44,9 @@ function relevant(file: string, label: string): boolean {
   if (file.startsWith('aero-') || file === 'wind-clock.wgsl') return label.includes('wind');
   if (file.startsWith('contact-') || file.startsWith('collider')) return /collider|sphere/.test(label);
   if (file === 'strain-correction.wgsl') return label.includes('strain');
-  if (file.startsWith('bending-')) return label.includes('bending');
-  if (/^self-(pair|fail)-/.test(file)) return label.includes('self-collision, ');
+  const selfDiagonal = label.startsWith('self-collision: the diagonal blocks');
+  if (file.startsWith('bending-')) return label.includes('bending') || selfDiagonal;
+  if (/^self-(pair|fail)-/.test(file)) return label.includes('self-collision, ') || selfDiagonal;
   if (file.startsWith('self-')) return label.includes('self');
   return true;
 }

@@ -74,6 +74,7 @@ import { reversedReductions } from './wgsl-race-cases.ts';
 import { expectedSystem } from './implicit-coefficients.ts';
 import { folded, random, selfDetectQuick } from './self-detect-cases.ts';
 import { newtonFloorQuick } from './newton-floor-quick.ts';
+import { selfDiagonalQuick } from './self-diagonal-quick.ts';
 
 /** One quick case; plain data. */
 export interface QuickCase {
@@ -769,6 +770,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // c = 1 moves it by 0.03 only; at c = 10 the GPU's last list has 2 pairs more than the CPU's.
   // A case of its own (0.8–1.1 s): the self-*.wgsl mutants' earlier results rest on the cases above.
   { label: 'newmark pcg self-collision, a folded cloth, damping 5 N·s/m', kind: 'fixed', scene: 'selfDamped', options: { integrator: 'newmark', dt: 1 / 60, tolerance: 1e-6, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
+  // The self-collision diagonal only preconditions PCG (a wrong block shows, if at all, in the
+  // iteration count): its blocks on the damped fold against the CPU's pair states (self-diagonal-quick.ts).
+  { label: 'self-collision: the diagonal blocks = the CPU\'s', kind: 'kernel', check: 'selfDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
   // Adaptive runs: fused (fused-*.wgsl: the controller and the ops in one kernel, the default
   // at this size) and per attempt (program-norm, program-control and the program kernels); rk45
   // with Drake's error control (the default: max norm, absolute), step doubling with Hairer's
@@ -1515,6 +1519,9 @@ export const KERNEL_CHECKS = {
     }
     return failures;
   },
+
+  /** self-pair-diagonal.wgsl's blocks on the damped fold, without and with bending (self-diagonal-quick.ts). */
+  selfDiagonal: (device: GPUDevice) => selfDiagonalQuick(device, SCENES.selfDamped),
 } satisfies Record<string, (device: GPUDevice) => Promise<string[]>>;
 
 /**
