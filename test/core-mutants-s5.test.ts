@@ -4,8 +4,8 @@
  * the expected value stated here, not computed by the code under test.
  */
 import { describe, expect, test, vi } from 'vitest';
-import { createModel, createSimulation } from '../src/index.ts';
-import { selfIntersections } from '../src/internal.ts';
+import { buildCloth, createModel, createSimulation, type AdaptiveStats } from '../src/index.ts';
+import { selfIntersections, trianglesIntersect } from '../src/internal.ts';
 import { pileUp } from './helpers/self-contact-scenes.ts';
 
 describe('advance(): chunks sized by their wall time', () => {
@@ -92,4 +92,78 @@ describe('pcg is CG preconditioned by the diagonal, cg is not (linear-solver.ts 
       simulation.destroy();
     },
   );
+});
+
+describe('a step count that is not a whole number ≥ 0 is refused, naming steps (state-check.ts requireStepCount)', () => {
+  // Not 2^53 or Infinity: without the check those would run (nearly) for ever.
+  test.each([-1, 1.5, Number.NaN])('step(n) and advance(n) on the CPU, n = %d', async (steps) => {
+    const model = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 1], springPairs: [0, 1], springStiffness: 40, springRestLengths: [1] }); // prettier-ignore
+    const simulation = await createSimulation(model, { integrator: 'symplectic-euler', dt: 0.01 });
+    expect(() => simulation.step(steps)).toThrow(
+      expect.objectContaining({ name: 'WeftInputError', field: 'steps' }),
+    );
+    await expect(simulation.advance(steps)).rejects.toMatchObject({ name: 'WeftInputError', field: 'steps' });
+    expect(simulation.stepCount).toBe(0);
+  });
+});
+
+describe('velocity-implicit Euler at rest: a zero Newton update converges (velocity-implicit-euler.ts `zero`)', () => {
+  test('a spring at its rest length, no gravity: every step accepted, no shrink for a Newton failure, the state unchanged', async () => {
+    const model = createModel({ positions: [0, 0, 0, 1, 0, 0], masses: [1, 1], springPairs: [0, 1], springStiffness: 40, springRestLengths: [1], gravity: [0, 0, 0] }); // prettier-ignore
+    const simulation = await createSimulation(model, {
+      integrator: 'velocity-implicit-euler',
+      accuracy: 1e-3,
+    });
+    await simulation.advanceTo(1);
+    const stats = (simulation as unknown as { readStats(): AdaptiveStats }).readStats();
+    // At rest the first Newton update is exactly 0: converged at once. Without that rule the second
+    // update is 0 too and its contraction rate 0/0 reads as a divergence: every attempt shrinks.
+    expect(stats.shrinksFromNewtonFailure).toBe(0);
+    expect(stats.rejectedSteps).toBe(0);
+    expect(stats.acceptedSteps).toBeGreaterThan(0);
+    const { positions } = await simulation.readState();
+    expect(Array.from(positions)).toEqual([0, 0, 0, 1, 0, 0]);
+  });
+});
+
+describe("the exact triangle–triangle test: a triangle with two corners under the other's plane and one above (self-intersection.ts)", () => {
+  test('a vertical triangle through a horizontal one intersects it, in either order', () => {
+    type V = [number, number, number];
+    // t in z = 0; u's corners 0 and 1 at z = −1 and corner 2 at z = +1, crossing z = 0 at
+    // (0.1, 0.05) and (0.35, 0.05), inside t. t's corners lie on both sides of u's plane (n_u =
+    // (0, −1, 0.05): 1.05, 1.05, −1.95), so neither plane test rejects the pair; a test that took
+    // two corners below as "all below" would.
+    const t: V[] = [
+      [-1, -1, 0],
+      [2, -1, 0],
+      [-1, 2, 0],
+    ];
+    const u: V[] = [
+      [0, 0, -1],
+      [0.5, 0, -1],
+      [0.2, 0.1, 1],
+    ];
+    expect(trianglesIntersect(t, u)).toBe(true);
+    expect(trianglesIntersect(u, t)).toBe(true);
+    // Moved past t's edge x + y = 1 (to x ≈ 2.1), the same crossing misses it.
+    const away = u.map(([x, y, z]) => [x + 2, y, z] as V);
+    expect(trianglesIntersect(t, away)).toBe(false);
+  });
+});
+
+describe('selfCollision without triangles (model.ts)', () => {
+  test('is refused, naming selfCollision and saying it acts between triangles', () => {
+    const description = { positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], masses: [1, 1, 1], springPairs: [0, 1], springStiffness: 10, selfCollision: { thickness: 0.01 } }; // prettier-ignore
+    expect(() => createModel(description)).toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'selfCollision' })); // prettier-ignore
+    expect(() => createModel(description)).toThrow(/acts between triangles, and the model has none/);
+  });
+});
+
+describe('a long name in an error message is cut after 40 characters, and only past them (builders.ts quoted)', () => {
+  test.each([
+    [40, `'${'x'.repeat(40)}'`],
+    [41, `'${'x'.repeat(40)}…'`],
+  ])('an unknown orientation of %i characters reads %s', (length, shown) => {
+    expect(() => buildCloth({ orientation: 'x'.repeat(length) as never })).toThrow(`got ${shown}`);
+  });
 });
