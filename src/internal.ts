@@ -43,12 +43,8 @@ export {
   type ResolvedImplicitOptions,
 } from './integrators/implicit-options.ts';
 export type { Program } from './integrators/program.ts';
-export {
-  encodeDispatches,
-  runWithCheckpoints,
-  type CheckpointHistory,
-  type Compiled,
-} from './backends/webgpu/dispatch.ts';
+export { encodeDispatches, type Compiled } from './backends/webgpu/dispatch.ts';
+export { runWithCheckpoints, type CheckpointHistory } from './backends/webgpu/checkpoints.ts';
 export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-simulation.ts';
 export { CpuSimulation, type CpuSimulationOptions } from './backends/cpu/cpu-simulation.ts';
 export { WebGpuSimulation, type WebGpuSimulationOptions } from './backends/webgpu/webgpu-simulation.ts';

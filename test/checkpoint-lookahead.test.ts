@@ -1,5 +1,5 @@
 /**
- * runWithCheckpoints (src/backends/webgpu/dispatch.ts) on a scripted GPU written here: two solves
+ * runWithCheckpoints (src/backends/webgpu/checkpoints.ts) on a scripted GPU written here: two solves
  * in a row, each a start, iterations gated on its own count (an iteration launches nothing once
  * the solve is done, as cgGroups makes it on the GPU) and a checkpoint every 4 iterations, then
  * its label and an end. Whatever the lookahead submits, the GPU must end as if the whole list had

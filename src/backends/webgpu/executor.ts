@@ -37,14 +37,8 @@ import {
 } from './gpu-common.ts';
 import { kernels, type KernelName } from './kernels.ts';
 import { structBytes, type StructLayout } from './layout.ts';
-import {
-  encodeDispatches,
-  runWithCheckpoints,
-  type CheckpointHistory,
-  type Compiled,
-  type Dispatch,
-  type ExecutorServices,
-} from './dispatch.ts';
+import { encodeDispatches, type Compiled, type Dispatch, type ExecutorServices } from './dispatch.ts';
+import { CheckpointRunner } from './checkpoints.ts';
 import { GpuImplicitOps } from './implicit-ops.ts';
 import { GpuContacts } from './contact-ops.ts';
 import { GpuAero } from './aero-ops.ts';
@@ -97,8 +91,7 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Workgroups of a per-particle dispatch: one partial of a reduction each. */
   readonly partialCount: number;
   private readonly partialReadback: GPUBuffer;
-  private readonly checkReadbacks: [GPUBuffer, GPUBuffer];
-  private readonly checkpointHistory: CheckpointHistory = new WeakMap();
+  private readonly checkpoints: CheckpointRunner;
   /** Buffers of the multigrid made by the last {@link rebuildMultigrid} (none before one). */
   private multigridBuffers: GPUBuffer[] = [];
 
@@ -146,10 +139,7 @@ export class WebGpuExecutor implements ExecutorServices {
     };
     const staging = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
     this.partialReadback = this.create('partialReadback', this.partialCount * VEC4_BYTES, staging);
-    this.checkReadbacks = [
-      this.create('checkReadback', 16, staging),
-      this.create('checkReadback.ahead', 16, staging),
-    ];
+    this.checkpoints = new CheckpointRunner(device, [this.create('checkReadback', 16, staging), this.create('checkReadback.ahead', 16, staging)]); // prettier-ignore
     this.corrector = program.corrector ? new GpuCorrectorOps(this, program.corrector) : null;
     this.contacts = model.colliders.length > 0 ? new GpuContacts(this) : null;
     this.aero = model.wind ? new GpuAero(this) : null;
@@ -312,7 +302,7 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Runs one `block`, reading back at its checkpoints and skipping what is not needed (bit-identical). */
   async runChecked(block: Block, profiler?: GpuProfiler): Promise<void> {
     const found = this.compiledBlock(block);
-    this.dispatchesEncoded += await runWithCheckpoints(this.device, found.list, this.workgroupSize, this.checkReadbacks, this.checkpointHistory, profiler); // prettier-ignore
+    this.dispatchesEncoded += await this.checkpoints.run(found.list, this.workgroupSize, profiler);
     this.advanceRings(found);
   }
 

@@ -237,11 +237,10 @@ export class GpuImplicitOps {
   /**
    * One linear solve A x = b. Jacobi: per iteration q = A x, the update, its check. CG and PCG
    * (Chronopoulos–Gear, shaders/cg-step.wgsl; multigrid: {@link multigridSolve}): the blocks per
-   * incidence entry (system-blocks.wgsl), the inverse
-   * diagonal (pcg), the start, w = A u with the reduction, CG_FIRST, then per iteration the
-   * vector step, w = A u with the reduction, CG_NEXT — three dispatches, the first two indirect on
-   * cgGroups (zeroed when the solve is done), a checkpoint every `checkEvery` iterations, then the
-   * solve's totals. `resume` (program.ts): the last solve continued, its blocks and diagonal kept.
+   * incidence entry (system-blocks.wgsl), the inverse diagonal (pcg), the start, w = A u with the
+   * reduction, CG_FIRST, then per iteration the vector step, w = A u with the reduction, CG_NEXT —
+   * three dispatches, the first two indirect on cgGroups (zeroed when the solve is done), a
+   * checkpoint every `checkEvery` iterations, then the solve's totals. `resume` (program.ts): the last solve continued, its blocks and diagonal kept.
    */
   // prettier-ignore
   solve(rhsRef: number, solutionRef: number, system: (h: number) => SystemCoefficients, resume = false): Compiled[] {
@@ -253,13 +252,11 @@ export class GpuImplicitOps {
     const v = this.solverVectors();
     const list: Compiled[] = resume ? [] : [this.kernel('systemBlocks', 'springs', {}, { solver })];
     if (o.solver !== 'cg' && !resume) list.push(...this.rankOneDiagonal(solver), this.kernel('systemDiagonal', 'particles', { withBending: this.x.bending || this.x.selfContact ? 1 : 0 }, { solver })); // prettier-ignore
+    list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume, o.solver === 'jacobi'));
     if (o.solver === 'jacobi') {
-      // Resumed, Jacobi measures r = S (b − A x) afresh (it keeps no residual vector): a warm start.
-      list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume, true));
       const iteration = indirectBy([...this.product({ inputRef: solutionRef, productRef: v.w }, solver), this.kernel('jacobiUpdate', 'particles', { rhsRef, productRef: v.w, solutionRef, constrained }), this.scalars('JACOBI')], { particles: this.counts.cg }); // prettier-ignore
       return this.iterate(list, iteration, resume);
     }
-    list.push(...this.start(rhsRef, solutionRef, solver, constrained, resume));
     // Constrained: w = S A u (the reduction's u·A u is the same, u being filtered).
     const product = [...this.product({ inputRef: v.u, productRef: v.w, withResidual: 1, residualRef: v.r }, solver), ...this.filtered(v.w, constrained)]; // prettier-ignore
     list.push(...indirectBy(product, { particles: this.counts.cg }), this.firstCheck(constrained));
@@ -313,13 +310,12 @@ export class GpuImplicitOps {
   /**
    * x = 0 and r = b, or with warm starts x kept and r = b − A x (the product first); u = P⁻¹ r;
    * CG_START (b·b) starts the solve unless b = 0; resumed, unless r is within the last solve's
-   * tolerance.
+   * tolerance. Resumed, r is the last solve's, or with `afresh` b − A x again (Jacobi keeps none).
    */
   // prettier-ignore
   private start(rhsRef: number, solutionRef: number, solver: GPUBuffer, constrained = 0, resume = false, afresh = false): Compiled[] {
     const v = this.solverVectors();
     const warm = this.options.warmStart || constrained === 1;
-    // `afresh`: a resumed solve's r from b − A x, not from the last solve's r (Jacobi keeps none).
     const kept = resume && !afresh;
     const init = this.kernel('cgInit', 'particles', { rhsRef, solutionRef, residualRef: v.r, directionRef: v.u, warm: warm ? 1 : 0, productRef: v.w, constrained, resume: kept ? 1 : 0 }, { solver }); // prettier-ignore
     return [...(warm && !kept ? this.product({ inputRef: solutionRef, productRef: v.w }, solver) : []), init, this.scalars('CG_START', [resume ? 1 : 0, 0, 0, 0])]; // prettier-ignore
