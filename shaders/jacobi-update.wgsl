@@ -13,6 +13,19 @@ override constrained: u32 = 0u;  // 1: filter r and the update by the contacts
 @group(0) @binding(5) var<storage, read_write> partials: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> contactNormals: array<vec4<f32>>;    // n, w: the constraint
 
+// On a particle held along n the step solves D restricted to the tangent plane, not S D⁻¹ S (which
+// diverged on a draped cloth, on both backends): dx − (D⁻¹ n) (n·dx) / (n·D⁻¹ n), dx = D⁻¹ r, then
+// filtered (0 when the contact sticks).
+fn tangentStep(blockA: vec3<f32>, blockB: vec3<f32>, dx: vec3<f32>, normal: vec4<f32>) -> vec3<f32> {
+  let w = symmetricProduct(blockA, blockB, normal.xyz);
+  let nw = dot(normal.xyz, w);
+  var tangential = dx;
+  if (normal.w > 0.0 && nw > 0.0) {
+    tangential -= w * (dot(normal.xyz, dx) / nw);
+  }
+  return contactFiltered(tangential, normal);
+}
+
 @compute @workgroup_size(groupThreads)
 fn jacobiUpdateMain(
   @builtin(num_workgroups) groups: vec3<u32>,
@@ -26,21 +39,12 @@ fn jacobiUpdateMain(
       var r = loadVector(rhsRef, i) - loadVector(productRef, i);
       let blockA = inverseDiagonal[2u * i].xyz;
       let blockB = inverseDiagonal[2u * i + 1u].xyz;
-      var dx = vec3<f32>(0.0);
       if (constrained == 1u) {
-        let normal = contactNormals[i];
-        r = contactFiltered(r, normal);
-        dx = symmetricProduct(blockA, blockB, r);
-        // Along n the step solves D restricted to the tangent plane, not S D⁻¹ S (which diverged
-        // on a draped cloth, on both backends): dx −= (D⁻¹ n) (n·dx) / (n·D⁻¹ n).
-        let w = symmetricProduct(blockA, blockB, normal.xyz);
-        let nw = dot(normal.xyz, w);
-        if (normal.w > 0.0 && nw > 0.0) {
-          dx -= w * (dot(normal.xyz, dx) / nw);
-        }
-        dx = contactFiltered(dx, normal);
-      } else {
-        dx = symmetricProduct(blockA, blockB, r);
+        r = contactFiltered(r, contactNormals[i]);
+      }
+      var dx = symmetricProduct(blockA, blockB, r);
+      if (constrained == 1u) {
+        dx = tangentStep(blockA, blockB, dx, contactNormals[i]);
       }
       storeVector(solutionRef, i, loadVector(solutionRef, i) + dx);
       sums.x += dot(r, r);
