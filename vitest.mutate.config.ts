@@ -42,6 +42,7 @@ export default defineConfig({
       'test/model-validation.test.ts',
       // The CPU suites of contact, attachments, wind and strain limits (0.02–1.2 s each).
       'test/colliders.test.ts',
+      'test/adaptive-colliders.test.ts',
       'test/kinematic-colliders.test.ts',
       'test/attachments.test.ts',
       'test/wind.test.ts',

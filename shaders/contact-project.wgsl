@@ -2,12 +2,13 @@
 // CpuContacts.project, src/backends/cpu/contacts.ts): a particle behind a surface is moved onto
 // it, an inward normal velocity (v − u)·n < 0 removed (Δv_n = −(v − u)·n, u the surface's
 // velocity), Coulomb friction removes up to μ Δv_n of the tangential velocity relative to the
-// surface, and that change is taken back from the step's motion (x += h Δv_t, exact for
-// symplectic Euler's x₊ = x + h v₊). With `slack` > 0, only a particle behind by more than
-// rounding, g < −slack (1 + |x|∞) (the implicit schemes': src/integrators/program.ts, `project`).
+// surface, and that change is taken back from the step's motion as the scheme carries it,
+// x += drift h Δv_t (src/integrators/program.ts, `project`: drift = 1 for x₊ = x + h v₊, ½ for
+// a scheme exact under a constant acceleration). With `slack` > 0, only a particle behind by more
+// than rounding, g < −slack (1 + |x|∞) (the implicit schemes').
 
 struct ProjectOp {
-  h: f32,  // the step, s
+  carry: f32,  // drift · h, s
 }
 
 // xRef, vRef (program-vectors.wgsl): the state projected.
@@ -37,7 +38,7 @@ fn contactProjectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
     v -= vn * c.normal;
     let before = v;
     v = friction(v, u, c.normal, collider.friction, -vn);
-    x += op.h * (v - before);
+    x += op.carry * (v - before);
     storeVector(vRef, i, v);
   }
   storeVector(xRef, i, x);

@@ -88,7 +88,11 @@ const SHAPES: [string, Shape, number[]][] = [
   ],
 ];
 
-describe.each(['implicit-euler', 'symplectic-euler'] as const)('%s', (integrator) => {
+// rk4 (drift ½) takes friction back from x as its step carries it: with x += h Δv (symplectic
+// Euler's), it crept 7 mm up the 20° incline in a second. Explicit Euler is not here: its
+// x₊ = x + h v lags a step behind v, so a contact's velocity change reaches x only a step later
+// (it creeps 6 mm down the 20° incline and rolls 4 cm off the sphere's top).
+describe.each(['implicit-euler', 'symplectic-euler', 'rk4'] as const)('%s', (integrator) => {
   const dt = integrator === 'implicit-euler' ? 1 / 60 : 1 / 240;
 
   test.each(SHAPES)(
@@ -290,7 +294,7 @@ describe('errors', () => {
   });
 
   test.each([
-    [{ integrator: 'rk45', accuracy: 1e-3 }, /adaptive/],
+    [{ integrator: 'velocity-implicit-euler', accuracy: 1e-3 }, /adaptive/],
     [{ integrator: 'variational-symplectic-implicit', dt: 0.01 }, /variational/],
   ] as const)('%o refuses colliders with a clear error', async (options, message) => {
     const model = particle([0, 1, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }]);

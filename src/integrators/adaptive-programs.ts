@@ -8,9 +8,10 @@ import type { ErrorTolerances, ResolvedAdaptiveOptions } from './adaptive-option
 import type { ResolvedImplicitOptions } from './implicit-options.ts';
 import { resolveImplicitOptions } from './options.ts';
 import { implicitProgram } from './implicit-programs.ts';
+import { withContacts } from './contact-programs.ts';
 import { renameOps, scaleStep, type Op, type Output, type Program } from './program.ts';
 import { explicitProgram, rungeKuttaOps } from './programs.ts';
-import { STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
+import { EXPLICIT_INTEGRATORS, STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
 import { RUNGE_KUTTA_TABLEAUX } from './tableaux.ts';
 
 /** (to.x, to.v) = (from.x, from.v). */
@@ -128,11 +129,30 @@ function stepDoublingOf(
 } // prettier-ignore
 
 /**
- * The program of an adaptive integrator. velocity-implicit-euler's is the WebGPU path's (step
+ * The program of an adaptive integrator, with its contacts with `colliderCount` colliders
+ * (src/integrators/contact-programs.ts). velocity-implicit-euler's is the WebGPU path's (step
  * doubling of backward Euler; its trial steps stop by Caribou's criteria with a fresh Jacobian
  * each iteration); the CPU runs Drake's algorithm instead (backends/cpu/velocity-implicit-euler.ts).
  */
-export function adaptiveProgram(o: ResolvedAdaptiveOptions): Program {
+export function adaptiveProgram(o: ResolvedAdaptiveOptions, colliderCount = 0): Program {
+  return withContacts(schemeProgram(o), o.integrator, colliderCount, acceptedDrift(o));
+}
+
+/**
+ * The `drift` of the accepted step (x₊ = x + h v + drift · h² a under a constant a;
+ * src/integrators/schemes.ts): ½ for rk45; for step doubling, two half steps of a scheme of drift
+ * d carry (2d + 1)/4 (h v/2 + d h² a/4, then h (v + h a/2)/2 + d h² a/4), and the Richardson value
+ * (2^p y½ − y₁)/(2^p − 1) carries ½ for p = 1 and for every d = ½ scheme.
+ */
+function acceptedDrift(o: ResolvedAdaptiveOptions): number {
+  if (o.integrator !== 'step-doubling') return 0.5;
+  const d = EXPLICIT_INTEGRATORS[o.scheme].drift;
+  const half = (2 * d + 1) / 4;
+  const p = STEP_DOUBLING_ORDER[o.scheme];
+  return o.extrapolate ? (2 ** p * half - d) / (2 ** p - 1) : half;
+}
+
+function schemeProgram(o: ResolvedAdaptiveOptions): Program {
   switch (o.integrator) {
     case 'rk45':
       return rk45Program(o.rayleighMass, o.tolerances);

@@ -1,10 +1,11 @@
 /**
  * Contacts with a model's colliders as ops of the scheme's program (src/integrators/program.ts):
  * implicit solves are constrained (`contacts` before the solve, `contactForces` after it: Baraff &
- * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). Adaptive
- * schemes retry steps: they refuse colliders. On WebGPU the ops are shaders/contact-*.wgsl
- * (src/backends/webgpu/contact-ops.ts); block Jacobi has no filtered update there yet and refuses
- * them.
+ * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). The
+ * explicit adaptive schemes (rk45, step doubling) project after each accepted step, with the
+ * accepted h: an attempt is free flight, its error estimate that of the flight, and a rejected
+ * attempt leaves the state as it was; velocity-implicit Euler (Drake's stepper on the CPU) refuses
+ * colliders. On WebGPU the ops are shaders/contact-*.wgsl (src/backends/webgpu/contact-ops.ts).
  *
  * Every implicit scheme's constraint is the same one on the end-of-step velocity: a contact found
  * at the step's start with gap g and surface velocity u must end the step with
@@ -106,9 +107,8 @@ export function resumedIterations(maxIterations: number): number {
 /** Throws when colliders cannot be used with this integrator, naming why. */
 export function requireContactSupport(colliderCount: number, integrator: IntegratorName): void {
   if (colliderCount === 0) return;
-  const family = INTEGRATORS[integrator].family;
-  if (family === 'adaptive')
-    throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
+  if (integrator === 'velocity-implicit-euler')
+    throw new WeftInputError('colliders', `are not supported by the adaptive integrator '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step one`);
   if (integrator === 'variational-symplectic-implicit')
     throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', 'backward-euler', 'newmark', or an explicit or multistep integrator`);
 } // prettier-ignore
@@ -221,15 +221,39 @@ function implicitStep(program: Program, integrator: IntegratorName): Op[] {
   return step.flatMap((op) => constrained(op, 'x', 'v', 'v', 1, 1, true, true, 'x', stick));
 }
 
-/** `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). */
-export function withContacts(program: Program, integrator: IntegratorName, colliderCount: number): Program {
+/**
+ * The `drift` of a fixed-step integrator's projection (src/integrators/program.ts, `project`):
+ * the explicit and multistep schemes' own (src/integrators/schemes.ts), 1 for implicit and
+ * backward Euler (x₊ = x + h v₊), β/γ for Newmark (a change of a₊ moves v₊ by hγ and x₊ by h²β).
+ */
+function fixedStepDrift(program: Program, integrator: IntegratorName): number {
+  const record = INTEGRATORS[integrator];
+  if ('drift' in record) return record.drift;
+  if (integrator === 'newmark') return program.implicit!.newmarkBeta / program.implicit!.newmarkGamma;
+  return 1;
+}
+
+/**
+ * `program` with its contact ops (the model has `colliderCount` colliders; 0: unchanged). An
+ * adaptive program's `drift` is its accepted step's (src/integrators/adaptive-programs.ts).
+ */
+export function withContacts(
+  program: Program,
+  integrator: IntegratorName,
+  colliderCount: number,
+  drift = fixedStepDrift(program, integrator),
+): Program {
   requireContactSupport(colliderCount, integrator);
   if (colliderCount === 0) return program;
+  if (program.adaptive) {
+    const accept = [...program.adaptive.accept, { op: 'project', x: 'x', v: 'v', drift } as const];
+    return { ...program, adaptive: { ...program.adaptive, accept } };
+  }
   // Kinematic colliders move over each step: explicit steps project against the moved pose
   // (the state is at the step's end), implicit solves are constrained at the pose the step starts from.
   const move: Op = { op: 'moveColliders' };
   if (!program.implicit) {
-    const project: Op = { op: 'project', x: 'x', v: 'v' };
+    const project: Op = { op: 'project', x: 'x', v: 'v', drift };
     return { ...program, startup: [...program.startup, move, project], step: [...program.step, move, project] }; // prettier-ignore
   }
   // Newmark's x₊ is not x + h v₊, and backward Euler's converged steps carry particles that were
@@ -240,6 +264,6 @@ export function withContacts(program: Program, integrator: IntegratorName, colli
   // cloth landing on a floor 4 mm apart on the GPU and the CPU, one backend removing their inward
   // velocity −g/h and its friction, the other not).
   const after: Op[] =
-    integrator === 'implicit-euler' ? [move] : [move, { op: 'project', x: 'x', v: 'v', slack: true }];
+    integrator === 'implicit-euler' ? [move] : [move, { op: 'project', x: 'x', v: 'v', slack: true, drift }];
   return { ...program, step: [...implicitStep(program, integrator), ...after] };
 }

@@ -1,43 +1,49 @@
 /**
  * The fixed-step multistep and predictor–corrector integrators: records of the catalog. Their
  * weights are {@link ADAMS_WEIGHTS}; `startupSteps` is the number of RK4 steps taken before the
- * first multistep step (one fewer than the history the scheme reads).
+ * first multistep step (one fewer than the history the scheme reads); `drift` as the explicit
+ * schemes' (src/integrators/schemes.ts): x₊ = x + h v + drift · h² a under a constant a.
  */
 export { ADAMS_WEIGHTS } from './tableaux.ts';
 
 /** spec/integration-methods-lecture-de.md. */
 export const MULTISTEP_INTEGRATORS = {
   'adams-bashforth-2': {
+    drift: 0.5,
     order: 2,
     startupSteps: 1,
     summary:
       'y₊ = y + h (3/2 F_n − 1/2 F_{n−1}); one evaluation per step; the first step by RK4. Weakly unstable on an undamped oscillator (amplitude grows as O(h³ω⁴ t)).',
   },
   'adams-bashforth-3': {
+    drift: 0.5,
     order: 3,
     startupSteps: 2,
     summary:
       'y₊ = y + h (23 F_n − 16 F_{n−1} + 5 F_{n−2})/12; one evaluation per step; the first two steps by RK4.',
   },
   'adams-moulton-pc': {
+    drift: 0.5,
     order: 3,
     startupSteps: 2,
     summary:
       'Predictor–corrector P(EC)^m E: AB3 predictor, 2-step Adams–Moulton corrector y₊ = y + h (5 F₊ + 8 F_n − F_{n−1})/12 (order 3) iterated m times (default 1: PECE) or to the tolerance; the first two steps by RK4.',
   },
   'heun-implicit': {
+    drift: 0.5,
     order: 2,
     startupSteps: 0,
     summary:
       'Implicit Heun (trapezoidal rule) y₊ = y + h (F(y) + F(y₊))/2 by fixed-point iteration from the explicit-Heun predictor; converges for h ω < 2 roughly; iterations and non-convergence reported.',
   },
   'implicit-euler-pc': {
+    drift: 1,
     order: 1,
     startupSteps: 0,
     summary:
       'Implicit Euler y₊ = y + h F(y₊) by fixed-point iteration (predictor explicit Euler, corrector y⁽ᵏ⁺¹⁾ = y + h F(y⁽ᵏ⁾)); converges for h ω < 1 roughly, so it gives none of implicit Euler’s stiff stability.',
   },
-} as const satisfies Record<string, { order: number; startupSteps: number; summary: string }>;
+} as const satisfies Record<string, { drift: number; order: number; startupSteps: number; summary: string }>;
 
 /** The multistep and predictor–corrector integrators (family `multistep`). */
 export type MultistepIntegratorName = keyof typeof MULTISTEP_INTEGRATORS;

@@ -25,6 +25,7 @@ import {
 } from '../integrators/adaptive-options.ts';
 import { resolveAdaptiveOptions } from '../integrators/options.ts';
 import { CpuProgramStepper } from '../backends/cpu/program-stepper.ts';
+import { requireFeatureSupport } from '../integrators/feature-support.ts';
 import { VelocityImplicitEulerStepper } from '../backends/cpu/velocity-implicit-euler.ts';
 import { FusedAdaptiveStepper } from '../backends/webgpu/fused-stepper.ts';
 
@@ -89,6 +90,7 @@ export class AdaptiveSimulation implements Simulation {
     if (typeof options !== 'object' || options === null)
       throw new WeftInputError('options', 'must be an object with at least `integrator`');
     const o = resolveAdaptiveOptions(options);
+    requireFeatureSupport(model, o.integrator);
     this.options = o;
     this.model = model;
     this.watch = new StateWatch(model);
@@ -109,7 +111,7 @@ export class AdaptiveSimulation implements Simulation {
     this.stepper =
       o.integrator === 'velocity-implicit-euler'
         ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
-        : new CpuProgramStepper(model, initial, adaptiveProgram(o), o.precision);
+        : new CpuProgramStepper(model, initial, adaptiveProgram(o, model.colliders.length), o.precision);
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
     this.fused = null;
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.accuracy} (${o.errorControl})`;

@@ -12,6 +12,7 @@ import { WebGpuProgramStepper } from '../backends/webgpu/program-stepper.ts';
 import { FusedAdaptiveStepper, FUSED_MAX_PARTICLES } from '../backends/webgpu/fused-stepper.ts';
 import { FusedUnsupported } from '../backends/webgpu/fused-program.ts';
 import { withDevice } from '../backends/webgpu/device.ts';
+import { requireFeatureSupport } from '../integrators/feature-support.ts';
 import { AdaptiveSimulation } from './adaptive-simulation.ts';
 
 /** The backend of an adaptive simulation and, for WebGPU, an optional device of the caller's. */
@@ -46,8 +47,9 @@ export async function createAdaptiveSimulation(
     throw new WeftInputError('backend', `must be 'cpu' or 'webgpu', got '${String(backend)}'`);
   const o = resolveAdaptiveOptions(backend === 'webgpu' ? { ...options, precision: 'f32' } : options);
   validateOptions(options, o.integrator, backend);
+  requireFeatureSupport(model, o.integrator);
   if (backend === 'cpu') return new AdaptiveSimulation(model, options);
-  const program = adaptiveProgram(o);
+  const program = adaptiveProgram(o, model.colliders.length);
   const fused = options.fused ?? model.particleCount <= FUSED_MAX_PARTICLES;
   // What the GPU cannot run is refused before a device is requested; what the device refuses
   // while the stepper is made (its pipelines included) fails the creation (withDevice).

@@ -4,11 +4,7 @@ import {
   CpuSimulation,
 } from '../backends/cpu/cpu-simulation.ts';
 import { describeName, WeftInputError } from '../core/errors.ts';
-import { requireContactSupport } from '../integrators/contact-programs.ts';
-import { requireWindSupport } from '../integrators/wind-programs.ts';
-import { requireBendingSupport } from '../integrators/bending-support.ts';
-import { requireSelfContactSupport } from '../integrators/self-contact-programs.ts';
-import { requireStrainLimitSupport } from '../integrators/strain-programs.ts';
+import { requireFeatureSupport } from '../integrators/feature-support.ts';
 import {
   INTEGRATOR_NAMES,
   INTEGRATORS,
@@ -91,11 +87,7 @@ export async function createSimulation(model: Model, options: SimulationOptions)
       `unknown integrator ${describeName(integrator)} (known: ${INTEGRATOR_NAMES.join(', ')})`,
     );
   }
-  requireContactSupport(model?.colliders?.length ?? 0, integrator);
-  requireWindSupport(Boolean(model?.wind), integrator);
-  requireBendingSupport(Boolean(model?.bending), integrator);
-  requireSelfContactSupport(Boolean(model?.selfCollision), integrator);
-  requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
+  requireFeatureSupport(model, integrator);
   if (isAdaptive(integrator))
     return createAdaptiveSimulation(model, options as AdaptiveOptions & AdaptiveBackendOptions);
   return createFixedStep(model, options as FixedStepSimulationOptions, integrator, backend);

@@ -378,7 +378,7 @@ export class CpuContacts {
    * motion too (x −= h Δv_t, exact for symplectic Euler's x₊ = x + h v₊). With `slack`, only
    * particles behind a surface by more than rounding (program.ts, `project`).
    */
-  project(x: RealArray, v: RealArray, h: number, slack = false): void {
+  project(x: RealArray, v: RealArray, carry: number, slack = false): void {
     const { model } = this;
     const before = new Float64Array(3);
     for (let i = 0; i < model.particleCount; i++) {
@@ -395,7 +395,7 @@ export class CpuContacts {
       for (let d = 0; d < 3; d++) v[k + d] = v[k + d]! - vn * n[d]!;
       before.set(v.subarray(k, k + 3));
       friction(v, k, n, this.colliders[c.collider]!.friction, -vn, u);
-      for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! + h * (v[k + d]! - before[d]!);
+      for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! + carry * (v[k + d]! - before[d]!);
     }
   }
 }

@@ -24,6 +24,8 @@ export class CpuProgramStepper implements AdaptiveStepper {
   /** `first` has run for the current state. */
   private firstValid = false;
   private totals: ImplicitTotals = { ...emptyStats(), estimatorIterations: 0 };
+  /** h of the last attempt: `accept` runs with it (a projection's friction moves x by h Δv). */
+  private attempted = 0;
 
   constructor(
     model: Model,
@@ -53,6 +55,7 @@ export class CpuProgramStepper implements AdaptiveStepper {
 
   attempt(h: number): AttemptOutcome {
     const adaptive = this.program.adaptive!;
+    this.attempted = h;
     if (!this.firstValid) this.executor.run(adaptive.first, h);
     this.firstValid = true;
     this.executor.run(adaptive.attempt, h);
@@ -67,7 +70,7 @@ export class CpuProgramStepper implements AdaptiveStepper {
   }
 
   accept(): void {
-    this.executor.run(this.program.adaptive!.accept, 0);
+    this.executor.run(this.program.adaptive!.accept, this.attempted);
     this.firstValid = false;
   }
 }

@@ -132,9 +132,10 @@ export class GpuContacts {
     return this.x.dispatch('colliderMove', 'colliderMove', 'single', { colliders: this.colliders, op: uniform }, { colliderCount }, colliderCount); // prettier-ignore
   }
 
-  /** The `project` op: one dispatch over the particles, its step h a uniform rewritten with h. */
+  /** The `project` op: one dispatch over the particles, drift · h a uniform rewritten with h. */
   private project(op: Extract<Op, { op: 'project' }>, heads: ReadonlyMap<string, number>): Dispatch {
-    const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ h }), true);
+    const drift = op.drift ?? 1;
+    const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ carry: drift * h }), true);
     const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length, meshTriangleBase: this.meshes.triangleBase, slack: op.slack ? SURFACE_SLACK : 0 }; // prettier-ignore
     return this.x.dispatch('contactProject', 'contactProject', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }

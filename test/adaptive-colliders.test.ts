@@ -1,0 +1,137 @@
+/**
+ * Colliders with the explicit adaptive integrators on the CPU (issue 13): rk45 and step doubling
+ * project each accepted step onto the colliders (src/integrators/contact-programs.ts). A particle
+ * dropped on each shape rests at the thickness, Coulomb's cone holds on an incline (sticks at
+ * tan θ < μ, slides with a = g (sin θ − μ cos θ) beyond), and every way of making an adaptive
+ * simulation refuses what it cannot run instead of leaving it out of the steps.
+ */
+import { describe, expect, test } from 'vitest';
+import {
+  buildCloth,
+  createAdaptiveSimulation,
+  createModel,
+  withColliders,
+  WeftInputError,
+  type AdaptiveOptions,
+  type Model,
+} from '../src/index.ts';
+import { AdaptiveSimulation, colliderDistance } from '../src/internal.ts';
+
+const THICKNESS = 0.01;
+type Collider = Parameters<typeof withColliders>[1][number];
+
+const SHAPES: [string, Collider, number[]][] = [
+  ['plane', { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }, [0.3, 0.2, 0]],
+  ['sphere', { shape: 'sphere', center: [0, -1, 0], radius: 1, thickness: THICKNESS }, [0, 0.2, 0]],
+  ['capsule', { shape: 'capsule', a: [-1, -0.5, 0], b: [1, -0.5, 0], radius: 0.5, thickness: THICKNESS }, [0.4, 0.2, 0]], // prettier-ignore
+  ['box', { shape: 'box', center: [0, -0.5, 0], halfExtents: [1, 0.5, 1], thickness: THICKNESS }, [0.2, 0.2, 0.3]], // prettier-ignore
+];
+
+/** One free particle of 0.1 kg at `at`, at rest, no springs. */
+function particle(at: readonly number[], colliders: readonly Collider[]): Model {
+  return createModel({ positions: at, masses: [0.1], springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
+}
+
+/** A particle under gravity alone has no error to estimate: the step is held at maxStep. */
+const H = 1 / 240;
+const SCHEMES: [string, AdaptiveOptions][] = [
+  ['rk45', { integrator: 'rk45', accuracy: 1e-4, maxStep: H }],
+  ['step-doubling(heun)', { integrator: 'step-doubling', scheme: 'heun', accuracy: 1e-4, maxStep: H }],
+];
+
+describe.each(SCHEMES)('%s', (_, options) => {
+  test.each(SHAPES)(
+    'a particle dropped on a %s rests on it at the thickness, at rest',
+    async (__, shape, start) => {
+      const model = particle(start, [shape]);
+      const simulation = await createAdaptiveSimulation(model, options);
+      await simulation.advanceTo(1);
+      const { positions, velocities } = await simulation.readState();
+      const { distance } = colliderDistance(model.colliders[0]!, [
+        positions[0]!,
+        positions[1]!,
+        positions[2]!,
+      ]);
+      // The projection after each accepted step puts it on the offset surface, to round-off.
+      expect(Math.abs(distance - THICKNESS)).toBeLessThan(1e-9);
+      expect(Math.hypot(velocities[0]!, velocities[1]!, velocities[2]!)).toBeLessThan(1e-9);
+      expect(positions[1]).toBeLessThan(start[1]! - 0.1); // it did fall
+      // Every step at maxStep (the last one clipped to land on 1 s, which rounding may split in two).
+      expect(simulation.readStats().acceptedSteps).toBeGreaterThanOrEqual(240);
+      expect(simulation.readStats().acceptedSteps).toBeLessThanOrEqual(241);
+    },
+  );
+
+  // An incline through the origin rising along x: normal (−sin θ, cos θ, 0), μ = 0.5 (tan θ* = 0.5).
+  const incline = (degrees: number): { model: Model; down: number[] } => {
+    const t = (degrees * Math.PI) / 180;
+    const n = [-Math.sin(t), Math.cos(t), 0];
+    const model = particle(n.map((c) => c * THICKNESS), [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
+    return { model, down: [-Math.cos(t), -Math.sin(t), 0] };
+  };
+
+  test('on an incline at 20° (tan θ = 0.36 < μ = 0.5) the particle sticks', async () => {
+    const { model } = incline(20);
+    const simulation = await createAdaptiveSimulation(model, options);
+    await simulation.advanceTo(1);
+    const { positions } = await simulation.readState();
+    const moved = Math.hypot(...[0, 1, 2].map((d) => positions[d]! - model.particlePositions[d]!));
+    expect(moved).toBeLessThan(1e-9);
+  });
+
+  test('on an incline at 35° (tan θ = 0.70 > μ) it slides with a = g (sin θ − μ cos θ)', async () => {
+    const { model, down } = incline(35);
+    const simulation = await createAdaptiveSimulation(model, options);
+    const T = 1;
+    await simulation.advanceTo(T);
+    const { positions } = await simulation.readState();
+    const along = [0, 1, 2].reduce((s, d) => s + (positions[d]! - model.particlePositions[d]!) * down[d]!, 0);
+    const t = (35 * Math.PI) / 180;
+    const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+    // Both schemes are exact under a constant acceleration (drift ½), and friction's Δv_t =
+    // −μ g cos θ h is taken back from x as ½ h Δv_t: each step moves h v + ½ h² a, so the slide
+    // is ½ a T² to round-off (with drift 1, as x₊ = x + h v₊ takes it back, it was 1 % short).
+    expect(Math.abs(along / (0.5 * a * T * T) - 1)).toBeLessThan(1e-9);
+  });
+});
+
+test('rk45: a cloth dropped on a sphere ends outside it, its step chosen by accuracy', async () => {
+  const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', origin: [-0.28, 0.35, -0.28] }); // prettier-ignore
+  const model = withColliders(cloth, [{ shape: 'sphere', center: [0, 0, 0], radius: 0.25, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
+  const simulation = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-3 });
+  await simulation.advanceTo(0.5);
+  const { positions } = await simulation.readState();
+  let closest = Infinity;
+  for (let i = 0; i < model.particleCount; i++)
+    closest = Math.min(closest, colliderDistance(model.colliders[0]!, [positions[3 * i]!, positions[3 * i + 1]!, positions[3 * i + 2]!]).distance); // prettier-ignore
+  expect(closest).toBeGreaterThan(THICKNESS - 1e-9);
+  // It draped: particles fell past the sphere's top (0.25 m).
+  expect(Math.min(...positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.2);
+  const stats = simulation.readStats();
+  expect(stats.accuracyMet).toBe(true);
+  expect(stats.acceptedSteps).toBeGreaterThan(10);
+});
+
+describe('what the adaptive integrators cannot run is refused, however the simulation is made', () => {
+  const plane: Collider = { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] };
+  const cloth = buildCloth({ nx: 3, ny: 3 });
+  test.each([
+    ['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])],
+    ['wind', 'rk45', { ...cloth, wind: { velocity: [1, 0, 0] } }],
+    ['bending', 'rk45', { ...cloth, bending: { stiffness: 1 } }],
+    ['strainLimit', 'step-doubling', { ...cloth, strainLimit: { maxStretch: 1.1 } }],
+  ] as const)('%s with %s', async (field, integrator, model) => {
+    const made = [
+      () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),
+      () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3, backend: 'webgpu' }),
+      () => new AdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),
+    ];
+    for (const make of made) {
+      const error = await Promise.resolve()
+        .then(make)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WeftInputError);
+      expect((error as WeftInputError).field).toBe(field);
+    }
+  });
+});

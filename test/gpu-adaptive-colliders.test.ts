@@ -1,0 +1,83 @@
+/**
+ * Colliders with the explicit adaptive integrators on WebGPU (Node, SwiftShader) against the CPU
+ * reference in float32 storage: each accepted step is projected (shaders/contact-project.wgsl with
+ * the accepted step's drift, src/integrators/adaptive-programs.ts). The fused kernel has no
+ * contact pass, so these run on the per-op stepper (src/backends/webgpu/program-stepper.ts).
+ */
+import { expect, test } from 'vitest';
+import {
+  buildCloth,
+  createAdaptiveSimulation,
+  createModel,
+  withColliders,
+  WeftInputError,
+  type AdaptiveOptions,
+  type Model,
+} from '../src/index.ts';
+import { colliderDistance } from '../src/internal.ts';
+import { expectClose } from './helpers/expect-close.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+
+const node = useNodeDevice((device) => device);
+const THICKNESS = 0.01;
+
+async function both(model: Model, options: AdaptiveOptions, tEnd: number) {
+  const gpu = await createAdaptiveSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createAdaptiveSimulation(model, { ...options, precision: 'f32' });
+  try {
+    await gpu.advanceTo(tEnd);
+    await cpu.advanceTo(tEnd);
+    const [g, c] = [await gpu.readState(), await cpu.readState()];
+    return { gpu: g, cpu: c, description: gpu.description, steps: [gpu.stepCount, cpu.stepCount] };
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}
+
+test('step doubling (heun) on a 35° incline, μ = 0.5: the GPU slides by ½ g (sin θ − μ cos θ) t², as the CPU', async () => {
+  const t = (35 * Math.PI) / 180;
+  const n = [-Math.sin(t), Math.cos(t), 0];
+  const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
+  const T = 0.5;
+  // Gravity alone has no error to estimate: every step is maxStep.
+  const { gpu, cpu, description } = await both(model, { integrator: 'step-doubling', scheme: 'heun', accuracy: 1e-4, maxStep: 1 / 240 }, T); // prettier-ignore
+  expect(description).not.toMatch(/fused/);
+  const down = [-Math.cos(t), -Math.sin(t), 0];
+  const along = [0, 1, 2].reduce(
+    (s, d) => s + (gpu.positions[d]! - model.particlePositions[d]!) * down[d]!,
+    0,
+  );
+  const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+  // Exact under a constant acceleration with friction taken back at drift ½ (CPU f64: to 1e-12);
+  // float32 over 120 steps: ~120 roundings of ~6e-8 relative.
+  expect(Math.abs(along / (0.5 * a * T * T) - 1)).toBeLessThan(2e-5);
+  expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
+}, 60_000);
+
+test('rk45: an 8² cloth falling on a sphere, GPU = CPU f32, no particle inside', async () => {
+  const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', origin: [-0.28, 0.35, -0.28] }); // prettier-ignore
+  const model = withColliders(cloth, [{ shape: 'sphere', center: [0, 0, 0], radius: 0.25, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
+  // 0.5 s: it drapes to y ≈ 0 (CPU f32: 58 steps accepted, 13 rejected; GPU 59 and 12).
+  const { gpu, cpu, steps } = await both(model, { integrator: 'rk45', accuracy: 1e-3 }, 0.5);
+  let closest = Infinity;
+  for (let i = 0; i < model.particleCount; i++) {
+    const x = [gpu.positions[3 * i]!, gpu.positions[3 * i + 1]!, gpu.positions[3 * i + 2]!] as const;
+    closest = Math.min(closest, colliderDistance(model.colliders[0]!, x).distance);
+  }
+  expect(closest).toBeGreaterThan(THICKNESS - 1e-6); // float32: the thickness to a few ulps
+  expect(Math.min(...gpu.positions.filter((_, k) => k % 3 === 1))).toBeLessThan(0.1); // draped
+  // The step sequences may part by a step where an estimate lies within float32 noise of the
+  // tolerance, and contacts switch on thresholds: compare to 1 mm of the cloth's ~0.35 m fall
+  // (measured 0.24 mm).
+  expect(Math.abs(steps[0]! - steps[1]!)).toBeLessThanOrEqual(3);
+  expectClose(gpu.positions, cpu.positions, 1e-3, 'rk45 cloth on a sphere: positions GPU vs CPU f32 (m)');
+}, 60_000);
+
+test('fused: true with colliders is an input error naming `fused` (the fused kernel has no contact pass)', async () => {
+  const model = createModel({ positions: [0, 1, 0], masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }] }); // prettier-ignore
+  const error = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-3, backend: 'webgpu', device: node.runner(), fused: true }).catch((e: unknown) => e); // prettier-ignore
+  expect(error).toBeInstanceOf(WeftInputError);
+  expect((error as WeftInputError).field).toBe('fused');
+  expect((error as Error).message).toMatch(/project/);
+});
