@@ -4,8 +4,10 @@
 // velocity), Coulomb friction removes up to μ Δv_n of the tangential velocity relative to the
 // surface, and that change is taken back from the step's motion as the scheme carries it,
 // x += drift h Δv_t (src/integrators/program.ts, `project`: drift = 1 for x₊ = x + h v₊, ½ for
-// a scheme exact under a constant acceleration). With `slack` > 0, only a particle behind by more
-// than rounding, g < −slack (1 + |x|∞) (the implicit schemes').
+// a scheme exact under a constant acceleration). A particle counts when g < reach (1 + |x|∞):
+// reach = 0 (behind), +SURFACE_SLACK with `onSurface` (on the surface to rounding: explicit
+// Euler's x₊ = x + h v lags its v₊ and ends a resting step there moving into it), −SURFACE_SLACK
+// with `slack` (the implicit schemes': only a particle behind by more than rounding).
 
 struct ProjectOp {
   carry: f32,  // drift · h, s
@@ -13,7 +15,7 @@ struct ProjectOp {
 
 // xRef, vRef (program-vectors.wgsl): the state projected.
 
-override slack: f32 = 0.0;  // SURFACE_SLACK of src/model/colliders.ts, or 0
+override reach: f32 = 0.0;  // 0 or ±SURFACE_SLACK of src/model/colliders.ts
 
 @group(0) @binding(5) var<uniform> op: ProjectOp;
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;  // 1/kg; 0: fixed
@@ -25,7 +27,7 @@ fn contactProjectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
     return;
   }
   var x = loadVector(xRef, i);
-  let c = nearestContact(x, -slack * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z))));
+  let c = nearestContact(x, reach * (1.0 + max(max(abs(x.x), abs(x.y)), abs(x.z))));
   if (c.collider < 0) {
     return;
   }

@@ -64,21 +64,34 @@ test.each(
   60_000,
 );
 
-test('symplectic Euler on a 35° incline, μ = 0.5: the GPU slides as the CPU does, by ½ g (sin θ − μ cos θ) t²', async () => {
-  const t = (35 * Math.PI) / 180;
-  const n = [-Math.sin(t), Math.cos(t), 0];
-  const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
-  const dt = 1 / 240;
-  const { gpu, cpu } = await both(model, 'symplectic-euler', dt, 240);
-  const down = [-Math.cos(t), -Math.sin(t), 0];
-  const along = [0, 1, 2].reduce(
-    (s, d) => s + (gpu.positions[d]! - model.particlePositions[d]!) * down[d]!,
-    0,
-  );
-  const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
-  expect(Math.abs(along / (0.5 * a) - 1)).toBeLessThan(1.5 * dt);
-  expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
-}, 60_000);
+// e: the share of h² a each scheme's x₊ carries (test/colliders.test.ts, SLIDE_SHARE): the GPU's
+// projection takes friction back as drift · h Δv (a uniform) and, for explicit Euler, counts a
+// particle on the surface to rounding (an override), as the CPU does.
+test.each([
+  ['symplectic-euler', 1],
+  ['rk4', 0.5],
+  ['explicit-euler', 0],
+] as const)(
+  '%s on a 35° incline, μ = 0.5: the GPU slides as the CPU does, by h² a (N²/2 + (e − ½) N)',
+  async (integrator, share) => {
+    const t = (35 * Math.PI) / 180;
+    const n = [-Math.sin(t), Math.cos(t), 0];
+    const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
+    const dt = 1 / 240;
+    const N = 240;
+    const { gpu, cpu } = await both(model, integrator, dt, N);
+    const down = [-Math.cos(t), -Math.sin(t), 0];
+    const along = [0, 1, 2].reduce(
+      (s, d) => s + (gpu.positions[d]! - model.particlePositions[d]!) * down[d]!,
+      0,
+    );
+    const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+    // float32 over 240 steps (CPU f64: to 1e-15); another share would be off by 2.5 h/T = 1e-2 per unit.
+    expect(Math.abs(along / (dt * dt * a * ((N * N) / 2 + (share - 0.5) * N)) - 1)).toBeLessThan(1e-4);
+    expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
+  },
+  60_000,
+);
 
 test('an 8² cloth falling on a sphere (symplectic Euler): GPU = CPU f32, no particle inside', async () => {
   const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', origin: [-0.28, 0.35, -0.28] }); // prettier-ignore

@@ -89,6 +89,7 @@
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
 import { INTEGRATORS } from './catalog.ts';
+import { EXPLICIT_INTEGRATORS } from './schemes.ts';
 import type { Coefficient, Op, Program } from './program.ts';
 
 /**
@@ -253,8 +254,21 @@ export function withContacts(
   // (the state is at the step's end), implicit solves are constrained at the pose the step starts from.
   const move: Op = { op: 'moveColliders' };
   if (!program.implicit) {
-    const project: Op = { op: 'project', x: 'x', v: 'v', drift };
-    return { ...program, startup: [...program.startup, move, project], step: [...program.step, move, project] }; // prettier-ignore
+    // A multistep scheme's step ends by pushing F(y₊) onto its history (the first `rotate`). Where
+    // x₊ reads v₊ (Adams–Moulton, the trapezoid, implicit Euler) the contact goes before it, so the
+    // history holds the projected velocity: pushed after, x₊ followed a history without friction
+    // and a particle slid 1e-4 of its way too far down an incline. Where x₊ reads only the history
+    // (Adams–Bashforth) it stays after: a projected impact in the history (0 after −v) lifts
+    // x₊ = x + h (3/2 v_n − ½ v_{n−1}) off the surface, and a resting particle hovered ½ h² g
+    // above it every other step. The startup steps are RK4's (drift ½).
+    const record = INTEGRATORS[integrator];
+    const projectedHistory = 'readsEndVelocity' in record && record.readsEndVelocity;
+    const before = (ops: readonly Op[], d: number): Op[] => {
+      const push = projectedHistory ? ops.findIndex((op) => op.op === 'rotate') : -1;
+      const at = push < 0 ? ops.length : push;
+      return [...ops.slice(0, at), move, { op: 'project', x: 'x', v: 'v', drift: d, ...(d === 0 ? { onSurface: true } : {}) }, ...ops.slice(at)]; // prettier-ignore
+    };
+    return { ...program, startup: before(program.startup, EXPLICIT_INTEGRATORS.rk4.drift), step: before(program.step, drift) }; // prettier-ignore
   }
   // Newmark's x₊ is not x + h v₊, and backward Euler's converged steps carry particles that were
   // left free (on the surface, moving away or released) further inside than implicit Euler's one

@@ -1,29 +1,36 @@
 /**
  * The fixed-step multistep and predictor–corrector integrators: records of the catalog. Their
  * weights are {@link ADAMS_WEIGHTS}; `startupSteps` is the number of RK4 steps taken before the
- * first multistep step (one fewer than the history the scheme reads); `drift` as the explicit
- * schemes' (src/integrators/schemes.ts): x₊ = x + h v + drift · h² a under a constant a.
+ * first multistep step (one fewer than the history the scheme reads). Contacts
+ * (src/integrators/contact-programs.ts): where x₊ reads the step's end velocity v₊
+ * (`readsEndVelocity`) the projection runs before F(y₊) is pushed and `drift` is v₊'s weight in
+ * x₊ (x₊ = x + h (… + drift · v₊): Adams–Moulton 5/12, the trapezoid ½, implicit Euler 1); where
+ * it reads only the history (Adams–Bashforth) the projection runs after the push, the history
+ * keeps the step's unprojected velocities, and the projection takes all of h Δv back (drift 1).
  */
 export { ADAMS_WEIGHTS } from './tableaux.ts';
 
 /** spec/integration-methods-lecture-de.md. */
 export const MULTISTEP_INTEGRATORS = {
   'adams-bashforth-2': {
-    drift: 0.5,
+    drift: 1,
+    readsEndVelocity: false,
     order: 2,
     startupSteps: 1,
     summary:
       'y₊ = y + h (3/2 F_n − 1/2 F_{n−1}); one evaluation per step; the first step by RK4. Weakly unstable on an undamped oscillator (amplitude grows as O(h³ω⁴ t)).',
   },
   'adams-bashforth-3': {
-    drift: 0.5,
+    drift: 1,
+    readsEndVelocity: false,
     order: 3,
     startupSteps: 2,
     summary:
       'y₊ = y + h (23 F_n − 16 F_{n−1} + 5 F_{n−2})/12; one evaluation per step; the first two steps by RK4.',
   },
   'adams-moulton-pc': {
-    drift: 0.5,
+    drift: 5 / 12,
+    readsEndVelocity: true,
     order: 3,
     startupSteps: 2,
     summary:
@@ -31,6 +38,7 @@ export const MULTISTEP_INTEGRATORS = {
   },
   'heun-implicit': {
     drift: 0.5,
+    readsEndVelocity: true,
     order: 2,
     startupSteps: 0,
     summary:
@@ -38,12 +46,13 @@ export const MULTISTEP_INTEGRATORS = {
   },
   'implicit-euler-pc': {
     drift: 1,
+    readsEndVelocity: true,
     order: 1,
     startupSteps: 0,
     summary:
       'Implicit Euler y₊ = y + h F(y₊) by fixed-point iteration (predictor explicit Euler, corrector y⁽ᵏ⁺¹⁾ = y + h F(y⁽ᵏ⁾)); converges for h ω < 1 roughly, so it gives none of implicit Euler’s stiff stability.',
   },
-} as const satisfies Record<string, { drift: number; order: number; startupSteps: number; summary: string }>;
+} as const satisfies Record<string, { drift: number; readsEndVelocity: boolean; order: number; startupSteps: number; summary: string }>; // prettier-ignore
 
 /** The multistep and predictor–corrector integrators (family `multistep`). */
 export type MultistepIntegratorName = keyof typeof MULTISTEP_INTEGRATORS;

@@ -135,15 +135,17 @@ export type Op =
    */
   | { readonly op: 'contactFilter'; readonly vector: string; readonly from?: string }
   /**
-   * Explicit integrators' contacts, after the step: a particle behind a surface is moved onto it,
-   * its inward normal velocity removed, and friction applied with that velocity change. With
+   * Explicit integrators' contacts, after the step: a particle behind a surface (with `onSurface`,
+   * or on it to rounding, SURFACE_SLACK (1 + |x|∞): explicit Euler's x₊ = x + h v lags its v₊, so a
+   * resting step ends there moving inwards) is moved onto it, its inward normal velocity removed,
+   * and friction applied with that velocity change. With
    * `slack`, only one behind it by more than rounding (gap < −SURFACE_SLACK (1 + |x|∞)): the
    * implicit schemes' constrained contacts end the step on the surface moving inwards at max(g, 0)/h,
    * and projecting them or not would hang on the rounding of g ≈ 0. Friction's velocity change Δv
    * is taken back from the positions as the scheme's own step would carry it, x += drift · h Δv
    * (the scheme's `drift`, src/integrators/schemes.ts; default 1: x₊ = x + h v₊).
    */
-  | { readonly op: 'project'; readonly x: string; readonly v: string; readonly slack?: boolean; readonly drift?: number } // prettier-ignore
+  | { readonly op: 'project'; readonly x: string; readonly v: string; readonly slack?: boolean; readonly onSurface?: boolean; readonly drift?: number } // prettier-ignore
   /**
    * Kinematic colliders: each collider advances by h u over the step, u its velocity
    * (src/backends/common/collider-poses.ts; 0 for a collider at rest).

@@ -373,19 +373,19 @@ export class CpuContacts {
   }
 
   /**
-   * Explicit steps, after a step of h: positions onto the surfaces, inward normal velocity
-   * removed, friction; the tangential velocity friction removed is taken back from the step's
-   * motion too (x −= h Δv_t, exact for symplectic Euler's x₊ = x + h v₊). With `slack`, only
-   * particles behind a surface by more than rounding (program.ts, `project`).
+   * Explicit steps, after a step: particles behind a surface (`reach` 1: or on it to rounding; −1:
+   * behind it by more than rounding; program.ts, `project`) moved onto it, inward normal velocity
+   * removed, friction; the velocity friction removed is taken back from the step's motion as the
+   * scheme carries it (x += carry Δv_t, carry = drift · h).
    */
-  project(x: RealArray, v: RealArray, carry: number, slack = false): void {
+  project(x: RealArray, v: RealArray, carry: number, reach: -1 | 0 | 1 = 0): void {
     const { model } = this;
     const before = new Float64Array(3);
     for (let i = 0; i < model.particleCount; i++) {
       if (model.particleInvMass[i] === 0) continue;
       const k = 3 * i;
-      const behind = slack ? -SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!))) : 0; // prettier-ignore
-      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], behind);
+      const rounding = SURFACE_SLACK * (1 + Math.max(Math.abs(x[k]!), Math.abs(x[k + 1]!), Math.abs(x[k + 2]!))); // prettier-ignore
+      const c = nearestContact(this.colliders, [x[k]!, x[k + 1]!, x[k + 2]!], reach * rounding);
       if (!c) continue;
       const n = c.normal;
       const u = this.surfaceVelocity(c.collider, x, k);
