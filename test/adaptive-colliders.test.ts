@@ -9,28 +9,13 @@ import { describe, expect, test } from 'vitest';
 import {
   buildCloth,
   createAdaptiveSimulation,
-  createModel,
   withColliders,
   WeftInputError,
   type AdaptiveOptions,
   type Model,
 } from '../src/index.ts';
 import { AdaptiveSimulation, colliderDistance } from '../src/internal.ts';
-
-const THICKNESS = 0.01;
-type Collider = Parameters<typeof withColliders>[1][number];
-
-const SHAPES: [string, Collider, number[]][] = [
-  ['plane', { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }, [0.3, 0.2, 0]],
-  ['sphere', { shape: 'sphere', center: [0, -1, 0], radius: 1, thickness: THICKNESS }, [0, 0.2, 0]],
-  ['capsule', { shape: 'capsule', a: [-1, -0.5, 0], b: [1, -0.5, 0], radius: 0.5, thickness: THICKNESS }, [0.4, 0.2, 0]], // prettier-ignore
-  ['box', { shape: 'box', center: [0, -0.5, 0], halfExtents: [1, 0.5, 1], thickness: THICKNESS }, [0.2, 0.2, 0.3]], // prettier-ignore
-];
-
-/** One free particle of 0.1 kg at `at`, at rest, no springs. */
-function particle(at: readonly number[], colliders: readonly Collider[]): Model {
-  return createModel({ positions: at, masses: [0.1], springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
-}
+import { expectRestingOnSurface, incline, particle, SHAPES, slide, THICKNESS } from './helpers/collider-scenes.ts'; // prettier-ignore
 
 /** A particle under gravity alone has no error to estimate: the step is held at maxStep. */
 const H = 1 / 240;
@@ -46,29 +31,13 @@ describe.each(SCHEMES)('%s', (_, options) => {
       const model = particle(start, [shape]);
       const simulation = await createAdaptiveSimulation(model, options);
       await simulation.advanceTo(1);
-      const { positions, velocities } = await simulation.readState();
-      const { distance } = colliderDistance(model.colliders[0]!, [
-        positions[0]!,
-        positions[1]!,
-        positions[2]!,
-      ]);
       // The projection after each accepted step puts it on the offset surface, to round-off.
-      expect(Math.abs(distance - THICKNESS)).toBeLessThan(1e-9);
-      expect(Math.hypot(velocities[0]!, velocities[1]!, velocities[2]!)).toBeLessThan(1e-9);
-      expect(positions[1]).toBeLessThan(start[1]! - 0.1); // it did fall
+      expectRestingOnSurface(model, await simulation.readState(), 1e-9, 1e-9);
       // Every step at maxStep (the last one clipped to land on 1 s, which rounding may split in two).
       expect(simulation.readStats().acceptedSteps).toBeGreaterThanOrEqual(240);
       expect(simulation.readStats().acceptedSteps).toBeLessThanOrEqual(241);
     },
   );
-
-  // An incline through the origin rising along x: normal (−sin θ, cos θ, 0), μ = 0.5 (tan θ* = 0.5).
-  const incline = (degrees: number): { model: Model; down: number[] } => {
-    const t = (degrees * Math.PI) / 180;
-    const n = [-Math.sin(t), Math.cos(t), 0];
-    const model = particle(n.map((c) => c * THICKNESS), [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
-    return { model, down: [-Math.cos(t), -Math.sin(t), 0] };
-  };
 
   test('on an incline at 20° (tan θ = 0.36 < μ = 0.5) the particle sticks', async () => {
     const { model } = incline(20);
@@ -80,14 +49,11 @@ describe.each(SCHEMES)('%s', (_, options) => {
   });
 
   test('on an incline at 35° (tan θ = 0.70 > μ) it slides with a = g (sin θ − μ cos θ)', async () => {
-    const { model, down } = incline(35);
+    const { model, down, a } = incline(35);
     const simulation = await createAdaptiveSimulation(model, options);
     const T = 1;
     await simulation.advanceTo(T);
-    const { positions } = await simulation.readState();
-    const along = [0, 1, 2].reduce((s, d) => s + (positions[d]! - model.particlePositions[d]!) * down[d]!, 0);
-    const t = (35 * Math.PI) / 180;
-    const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+    const along = slide(model, (await simulation.readState()).positions, down);
     // Both schemes are exact under a constant acceleration (drift ½), and friction's Δv_t =
     // −μ g cos θ h is taken back from x as ½ h Δv_t: each step moves h v + ½ h² a, so the slide
     // is ½ a T² to round-off (with drift 1, as x₊ = x + h v₊ takes it back, it was 1 % short).
@@ -113,7 +79,7 @@ test('rk45: a cloth dropped on a sphere ends outside it, its step chosen by accu
 });
 
 describe('what the adaptive integrators cannot run is refused, however the simulation is made', () => {
-  const plane: Collider = { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] };
+  const plane = { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] } as const;
   const cloth = buildCloth({ nx: 3, ny: 3 });
   test.each([
     ['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])],

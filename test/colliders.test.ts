@@ -6,23 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import {
-  createModel,
-  createSimulation,
-  energy,
-  parseScene,
-  WeftInputError,
-  type Model,
-} from '../src/index.ts';
+import { createModel, createSimulation, energy, parseScene, WeftInputError } from '../src/index.ts';
 import { colliderDistance, resolveCollider } from '../src/internal.ts';
 import { clothOnSphere } from './helpers/cloth-on-sphere.ts';
-
-type Shape = Parameters<typeof resolveCollider>[0];
-
-/** One free particle of mass 0.1 kg at `at`, at rest, no springs. */
-function particle(at: readonly number[], colliders: readonly Shape[], velocity = [0, 0, 0]): Model {
-  return createModel({ positions: at, velocities: velocity, masses: [0.1], springPairs: [], springStiffness: 0, colliders: colliders as never }); // prettier-ignore
-}
+import { expectRestingOnSurface, incline, particle, SHAPES, slide, THICKNESS, type Shape } from './helpers/collider-scenes.ts'; // prettier-ignore
 
 describe('signed distances and normals against closed forms', () => {
   test.each([
@@ -72,85 +59,49 @@ describe('signed distances and normals against closed forms', () => {
   });
 });
 
-const THICKNESS = 0.01;
-const SHAPES: [string, Shape, number[]][] = [
-  ['plane', { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }, [0.3, 0.2, 0]],
-  ['sphere', { shape: 'sphere', center: [0, -1, 0], radius: 1, thickness: THICKNESS }, [0, 0.2, 0]],
-  [
-    'capsule',
-    { shape: 'capsule', a: [-1, -0.5, 0], b: [1, -0.5, 0], radius: 0.5, thickness: THICKNESS },
-    [0.4, 0.2, 0],
-  ],
-  [
-    'box',
-    { shape: 'box', center: [0, -0.5, 0], halfExtents: [1, 0.5, 1], thickness: THICKNESS },
-    [0.2, 0.2, 0.3],
-  ],
-];
-
 // rk4 and explicit Euler (x₊ = x + h v: a resting step ends on the surface moving into it, which
-// counts as a contact to rounding) rest and stick as symplectic Euler does (every scheme's slide:
+// counts as a contact to rounding) rest as symplectic Euler does (every scheme on an incline:
 // SLIDE_SHARE below).
 describe.each(['implicit-euler', 'symplectic-euler', 'rk4', 'explicit-euler'] as const)(
   '%s',
   (integrator) => {
     const dt = integrator === 'implicit-euler' ? 1 / 60 : 1 / 240;
-
     test.each(SHAPES)(
       'a particle dropped on a %s rests on it at the thickness, at rest',
       async (_, shape, start) => {
         const model = particle(start, [shape]);
         const simulation = await createSimulation(model, { integrator, dt });
         simulation.step(Math.round(2 / dt));
-        const { positions, velocities } = await simulation.readState();
-        const { distance } = colliderDistance(model.colliders[0]!, [
-          positions[0]!,
-          positions[1]!,
-          positions[2]!,
-        ]);
-        // Implicit Euler lands each contact exactly on the offset surface (g + h v₊·n = 0, to round-off);
-        // the explicit projection puts it there after each step.
-        expect(Math.abs(distance - THICKNESS)).toBeLessThan(1e-9);
-        expect(Math.hypot(velocities[0]!, velocities[1]!, velocities[2]!)).toBeLessThan(1e-9);
-        expect(positions[1]).toBeLessThan(0.2 - 0.1); // it did fall
+        // Implicit Euler lands each contact exactly on the offset surface (g + h v₊·n = 0, to
+        // round-off); the explicit projection puts it there after each step.
+        expectRestingOnSurface(model, await simulation.readState(), 1e-9, 1e-9);
       },
     );
-
-    // An incline through the origin rising along x: normal (−sin θ, cos θ, 0), μ = 0.5 (tan θ* = 0.5, θ* = 26.6°).
-    const incline = (degrees: number): { model: Model; down: number[] } => {
-      const t = (degrees * Math.PI) / 180;
-      const n = [-Math.sin(t), Math.cos(t), 0];
-      const at = n.map((c) => c * THICKNESS);
-      const model = particle(at, [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
-      return { model, down: [-Math.cos(t), -Math.sin(t), 0] };
-    };
-
-    test('on an incline at 20° (tan θ = 0.36 < μ = 0.5) the particle sticks', async () => {
-      const { model } = incline(20);
-      const simulation = await createSimulation(model, { integrator, dt });
-      simulation.step(Math.round(1 / dt));
-      const { positions } = await simulation.readState();
-      const moved = Math.hypot(...[0, 1, 2].map((d) => positions[d]! - model.particlePositions[d]!));
-      expect(moved).toBeLessThan(1e-9);
-    });
-
-    test('on an incline at 35° (tan θ = 0.70 > μ) it slides with a = g (sin θ − μ cos θ)', async () => {
-      const { model, down } = incline(35);
-      const simulation = await createSimulation(model, { integrator, dt });
-      const T = 1;
-      simulation.step(Math.round(T / dt));
-      const { positions } = await simulation.readState();
-      const along = [0, 1, 2].reduce(
-        (s, d) => s + (positions[d]! - model.particlePositions[d]!) * down[d]!,
-        0,
-      );
-      const t = (35 * Math.PI) / 180;
-      const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
-      // First-order schemes: the distance after N steps is a h² N(N ± 1)/2, within h/T of ½ a T².
-      expect(Math.abs(along / (0.5 * a * T * T) - 1)).toBeLessThan(1.5 * (dt / T));
-    });
   },
 );
+
+describe('implicit Euler on an incline, μ = 0.5', () => {
+  const dt = 1 / 60;
+  test('at 20° (tan θ = 0.36 < μ = 0.5) the particle sticks', async () => {
+    const { model, down } = incline(20);
+    const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt });
+    simulation.step(Math.round(1 / dt));
+    const { positions } = await simulation.readState();
+    const moved = Math.hypot(...[0, 1, 2].map((d) => positions[d]! - model.particlePositions[d]!));
+    expect(moved).toBeLessThan(1e-9);
+    expect(Math.abs(slide(model, positions, down))).toBeLessThan(1e-9);
+  });
+
+  test('at 35° (tan θ = 0.70 > μ) it slides with a = g (sin θ − μ cos θ)', async () => {
+    const { model, down, a } = incline(35);
+    const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt });
+    const T = 1;
+    simulation.step(Math.round(T / dt));
+    const { positions } = await simulation.readState();
+    // First order: the distance after N steps is a h² N(N ± 1)/2, within h/T of ½ a T².
+    expect(Math.abs(slide(model, positions, down) / (0.5 * a * T * T) - 1)).toBeLessThan(1.5 * (dt / T));
+  });
+});
 
 /**
  * Each explicit and multistep scheme's x₊ under a constant acceleration a: x + h v + e h² a (e = 1
@@ -177,20 +128,14 @@ describe.each(Object.entries(SLIDE_SHARE))(
     const h = 1 / 240;
     const N = 240;
     const run = async (degrees: number) => {
-      const t = (degrees * Math.PI) / 180;
-      const n = [-Math.sin(t), Math.cos(t), 0];
-      const model = particle(n.map((c) => c * THICKNESS), [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }]); // prettier-ignore
+      const { model, down } = incline(degrees);
       const simulation = await createSimulation(model, { integrator: integrator as 'rk4', dt: h });
       simulation.step(N);
-      const { positions } = await simulation.readState();
-      const down = [-Math.cos(t), -Math.sin(t), 0];
-      return [0, 1, 2].reduce((s, d) => s + (positions[d]! - model.particlePositions[d]!) * down[d]!, 0);
+      return slide(model, (await simulation.readState()).positions, down);
     };
 
     test('35° (tan θ = 0.70 > μ): it slides h² a (N²/2 + (e − ½) N), a = g (sin θ − μ cos θ)', async () => {
-      const t = (35 * Math.PI) / 180;
-      const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
-      const expected = h * h * a * ((N * N) / 2 + (share - 0.5) * N);
+      const expected = h * h * incline(35).a * ((N * N) / 2 + (share - 0.5) * N);
       expect(Math.abs((await run(35)) / expected - 1)).toBeLessThan(tolerance);
     });
 

@@ -17,9 +17,9 @@ import {
 import { colliderDistance } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { incline, slide, THICKNESS } from './helpers/collider-scenes.ts';
 
 const node = useNodeDevice((device) => device);
-const THICKNESS = 0.01;
 
 async function both(model: Model, options: AdaptiveOptions, tEnd: number) {
   const gpu = await createAdaptiveSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
@@ -36,19 +36,12 @@ async function both(model: Model, options: AdaptiveOptions, tEnd: number) {
 }
 
 test('step doubling (heun) on a 35° incline, μ = 0.5: the GPU slides by ½ g (sin θ − μ cos θ) t², as the CPU', async () => {
-  const t = (35 * Math.PI) / 180;
-  const n = [-Math.sin(t), Math.cos(t), 0];
-  const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
+  const { model, down, a } = incline(35);
   const T = 0.5;
   // Gravity alone has no error to estimate: every step is maxStep.
   const { gpu, cpu, description } = await both(model, { integrator: 'step-doubling', scheme: 'heun', accuracy: 1e-4, maxStep: 1 / 240 }, T); // prettier-ignore
   expect(description).not.toMatch(/fused/);
-  const down = [-Math.cos(t), -Math.sin(t), 0];
-  const along = [0, 1, 2].reduce(
-    (s, d) => s + (gpu.positions[d]! - model.particlePositions[d]!) * down[d]!,
-    0,
-  );
-  const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+  const along = slide(model, gpu.positions, down);
   // Exact under a constant acceleration with friction taken back at drift ½ (CPU f64: to 1e-12);
   // float32 over 120 steps: ~120 roundings of ~6e-8 relative.
   expect(Math.abs(along / (0.5 * a * T * T) - 1)).toBeLessThan(2e-5);

@@ -11,6 +11,7 @@ import { colliderDistance } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { clothOnSphere } from './helpers/cloth-on-sphere.ts';
+import { incline, slide } from './helpers/collider-scenes.ts';
 
 const node = useNodeDevice((device) => device);
 const THICKNESS = 0.01;
@@ -74,18 +75,11 @@ test.each([
 ] as const)(
   '%s on a 35° incline, μ = 0.5: the GPU slides as the CPU does, by h² a (N²/2 + (e − ½) N)',
   async (integrator, share) => {
-    const t = (35 * Math.PI) / 180;
-    const n = [-Math.sin(t), Math.cos(t), 0];
-    const model = createModel({ positions: n.map((c) => c * THICKNESS), masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: n as never, friction: 0.5, thickness: THICKNESS }] }); // prettier-ignore
+    const { model, down, a } = incline(35);
     const dt = 1 / 240;
     const N = 240;
     const { gpu, cpu } = await both(model, integrator, dt, N);
-    const down = [-Math.cos(t), -Math.sin(t), 0];
-    const along = [0, 1, 2].reduce(
-      (s, d) => s + (gpu.positions[d]! - model.particlePositions[d]!) * down[d]!,
-      0,
-    );
-    const a = 9.81 * (Math.sin(t) - 0.5 * Math.cos(t));
+    const along = slide(model, gpu.positions, down);
     // float32 over 240 steps (CPU f64: to 1e-15); another share would be off by 2.5 h/T = 1e-2 per unit.
     expect(Math.abs(along / (dt * dt * a * ((N * N) / 2 + (share - 0.5) * N)) - 1)).toBeLessThan(1e-4);
     expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
