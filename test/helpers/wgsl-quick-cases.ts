@@ -668,6 +668,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
   { label: 'implicit-euler multigrid at rest', kind: 'fixed', scene: 'rest', options: { integrator: 'implicit-euler', dt: 4 * H, tolerance: 1e-6, solver: 'multigrid' }, steps: 2, tEnd: 0 }, // prettier-ignore
   // Colliders: every shape's projection after explicit steps; the constrained solves of implicit Euler.
   { label: 'symplectic-euler colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'symplectic-euler', dt: 1 / 240 }, steps: 40, tEnd: 0 }, // prettier-ignore
+  // The projection's drift (½: friction taken back as ½ h Δv) and explicit Euler's contacts on the surface to rounding.
+  { label: 'rk4 colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'rk4', dt: 1 / 240 }, steps: 40, tEnd: 0 }, // prettier-ignore
+  { label: 'explicit-euler colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'explicit-euler', dt: 1 / 240 }, steps: 40, tEnd: 0 }, // prettier-ignore
   // Block Jacobi's constrained solves (jacobi-update.wgsl's filter).
   { label: 'implicit-euler jacobi cloth on a sphere', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'jacobi' }, steps: 6, tEnd: 0 }, // prettier-ignore
   ...(['cg', 'pcg', 'multigrid'] as const).map((solver) => ({
