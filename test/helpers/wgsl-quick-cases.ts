@@ -394,6 +394,22 @@ function slackDepths(): Model {
 }
 
 /**
+ * Particles that one explicit-Euler step (x₊ = x + h v, h = 1/64 s) brings to 0.5, 0.9, 1.1 and
+ * 1.5 surface slacks above a floor (SURFACE_SLACK (1 + |x|∞) = 4e-6 m at |x|∞ = 3), moving into
+ * it at 0.01 m/s and sliding at 0.3 m/s, no gravity: contact-project.wgsl's on-surface band
+ * (explicit Euler counts a particle on the surface to rounding) takes the first two (normal speed
+ * removed, friction), not the others.
+ */
+function slackHeights(): Model {
+  const colliders = [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5, thickness: 0 }];
+  const slack = 4 * Math.fround(1e-6);
+  const heights = [0.5, 0.9, 1.1, 1.5];
+  const positions = heights.flatMap((f, k) => [3, f * slack + 0.01 / 64, 0.25 * k]);
+  const velocities = heights.flatMap(() => [0.3, -0.01, 0]);
+  return createModel({ positions, velocities, masses: heights.map(() => 0.1), springPairs: [], springStiffness: 0, gravity: [0, 0, 0], colliders: colliders as never }); // prettier-ignore
+}
+
+/**
  * Two hinges each with one wing of zero area (its far corner on the hinge's edge: ‖n‖² = 0
  * exactly), first in one triangle order, then in the other, falling under gravity: a degenerate
  * hinge has no angle and no force (bending-hinges.wgsl), not 0/0.
@@ -565,7 +581,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), dampedBending: () => bendingCloth(0.05, 0.1), degenerateHinges, folded: foldedCloth, surfaceSlack, slackDepths, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3), selfDamped: selfFold(0.3, 5) } as const; // prettier-ignore
+export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), dampedBending: () => bendingCloth(0.05, 0.1), degenerateHinges, folded: foldedCloth, surfaceSlack, slackDepths, slackHeights, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3), selfDamped: selfFold(0.3, 5) } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -671,6 +687,7 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // The projection's drift (½: friction taken back as ½ h Δv) and explicit Euler's contacts on the surface to rounding.
   { label: 'rk4 colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'rk4', dt: 1 / 240 }, steps: 40, tEnd: 0 }, // prettier-ignore
   { label: 'explicit-euler colliders', kind: 'fixed', scene: 'drops', options: { integrator: 'explicit-euler', dt: 1 / 240 }, steps: 40, tEnd: 0 }, // prettier-ignore
+  { label: 'explicit-euler colliders, particles ending a step above the floor by about the slack', kind: 'fixed', scene: 'slackHeights', options: { integrator: 'explicit-euler', dt: 1 / 64 }, steps: 2, tEnd: 0 }, // prettier-ignore
   // Block Jacobi's constrained solves (jacobi-update.wgsl's filter).
   { label: 'implicit-euler jacobi cloth on a sphere', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'jacobi' }, steps: 6, tEnd: 0 }, // prettier-ignore
   ...(['cg', 'pcg', 'multigrid'] as const).map((solver) => ({
