@@ -72,6 +72,8 @@ export default defineConfig({
       'test/core-mutants-s4.test.ts',
       // The tests written for seed 5's survivors (SURVIVORS.md).
       'test/core-mutants-s5.test.ts',
+      // The tests written for seed 6's survivors (SURVIVORS.md).
+      'test/core-mutants-s6.test.ts',
       // The tests written for the release-within-the-step run's survivors (SURVIVORS.md).
       'test/release-mutants.test.ts',
     ],
