@@ -3,8 +3,9 @@
  * c613cb8, issue 14; reports/mutation/SURVIVORS.md): each pins a behaviour no suite checked, with
  * the expected value stated here, not computed by the code under test.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { buildCloth, createModel, createSimulation, hamiltonian, WeftDivergenceError } from '../src/index.ts';
+import { AdaptiveSimulation } from '../src/internal.ts';
 
 describe('model validation: the messages of index errors', () => {
   test('a spring index out of range names the valid range [0, n − 1]', () => {
@@ -116,5 +117,49 @@ describe('self-collision fail-safe: a pinned vertex is not a pinched pair', () =
     simulation.destroy();
     expect(stats.pairs).toBeGreaterThanOrEqual(1);
     expect(stats.pinched).toBe(0);
+  });
+});
+
+describe('advance(): a chunk is timed from its own start', () => {
+  test('chunks of 10 ms each double (1, 2, 4, 8, 16), whatever the clock read at the start', async () => {
+    const model = createModel({
+      positions: [0, 0, 0, 1, 0, 0],
+      masses: [1, 1],
+      springPairs: [0, 1],
+      springStiffness: 40,
+      springRestLengths: [1],
+    });
+    const simulation = await createSimulation(model, { integrator: 'symplectic-euler', dt: 0.01 });
+    // A fake clock at 1,000 s (a page open for a while), advanced 10 ms a chunk: each chunk takes
+    // 10 ms < 0.05 s, so each doubles the next.
+    let clock = 1e6;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    const done: number[] = [];
+    try {
+      await simulation.advance(31, (steps) => {
+        done.push(steps);
+        clock += 10;
+      });
+    } finally {
+      now.mockRestore();
+    }
+    expect(done).toEqual([1, 3, 7, 15, 31]);
+    simulation.destroy();
+  });
+});
+
+describe('velocity-implicit Euler: the Jacobians of the error estimator are counted', () => {
+  test('with full Newton, the estimator evaluates one Jacobian per estimator iteration', async () => {
+    // Full Newton evaluates a Jacobian at every iteration, the error estimator's (the large step
+    // of step doubling) included: its Jacobian count equals its iteration count, and both are > 0.
+    const simulation = new AdaptiveSimulation(buildCloth({ nx: 3, ny: 3 }), {
+      integrator: 'velocity-implicit-euler',
+      accuracy: 1e-3,
+      fullNewton: true,
+    });
+    await simulation.advanceTo(0.05);
+    const { newton } = simulation.readStats();
+    expect(newton.errorEstimatorIterations).toBeGreaterThan(0);
+    expect(newton.errorEstimatorJacobianEvaluations).toBe(newton.errorEstimatorIterations);
   });
 });
