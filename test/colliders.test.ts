@@ -196,6 +196,25 @@ describe('implicit Euler: which particles a solve constrains (Baraff & Witkin 19
     expect(positions[1]!).toBeCloseTo(y + dt * vNext, 12);
   });
 
+  // No gravity: a spring to the sphere's centre presses a particle circling it at 1 m/s. Each step
+  // ends on the tangent plane of its contact, above the sphere by up to (h v)²/(2R) = 4.6e-4 m, and
+  // not closing in: the contact is found again only because it was held (its reach h (|v| + the
+  // fastest collider) + h² |g|). Lost (a NaN reach), the spring pulled it 5.6 mm inside.
+  test('a held contact stays held within its reach: a particle circling a sphere, pressed by a spring, never enters it', async () => {
+    const [R, v, h] = [0.3, 1, 1 / 60];
+    const model = createModel({ positions: [0, 0, 0, R + THICKNESS, 0, 0], velocities: [0, 0, 0, 0, 0, v], masses: [0.1, 0.1], fixed: [0], springPairs: [0, 1], springStiffness: 10, springRestLengths: [0.1], gravity: [0, 0, 0], colliders: [{ shape: 'sphere', center: [0, 0, 0], radius: R, thickness: THICKNESS }] }); // prettier-ignore
+    const simulation = await createSimulation(model, { integrator: 'implicit-euler', dt: h });
+    const gaps: number[] = [];
+    for (let k = 0; k < 60; k++) {
+      simulation.step(1);
+      const x = (await simulation.readState()).positions;
+      gaps.push(Math.hypot(x[3]!, x[4]!, x[5]!) - R - THICKNESS);
+    }
+    expect(Math.min(...gaps)).toBeGreaterThan(-1e-12); // round-off
+    expect(Math.max(...gaps)).toBeLessThan((h * v) ** 2 / (2 * R));
+    expect(Math.max(...gaps)).toBeGreaterThan(0.1 * ((h * v) ** 2 / (2 * R))); // it does lift off the curve
+  });
+
   test('a contact whose force pulls is released within the step (λ < 0): it falls freely at once', async () => {
     // Held on the plane's underside by gravity pulling it away: the solve needs λ = −m |g| h < 0,
     // so the contact is released and the solve resumes without it (contact-programs.ts).
