@@ -262,7 +262,7 @@ export function withContacts(
     // A multistep scheme's step ends by pushing F(y₊) onto its history (the first `rotate`). Where
     // x₊ reads v₊ (Adams–Moulton, the trapezoid, implicit Euler) the contact goes before it, so the
     // history holds the projected velocity: pushed after, x₊ followed a history without friction
-    // and a particle slid 1e-4 of its way too far down an incline. Where x₊ reads only the history
+    // and a particle slid up to 1e-4 of its way short down an incline. Where x₊ reads only the history
     // (Adams–Bashforth) it stays after: a projected impact in the history (0 after −v) lifts
     // x₊ = x + h (3/2 v_n − ½ v_{n−1}) off the surface, and a resting particle hovered ½ h² g
     // above it every other step. The startup steps are RK4's (drift ½).
