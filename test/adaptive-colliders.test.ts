@@ -78,6 +78,14 @@ test('rk45: a cloth dropped on a sphere ends outside it, its step chosen by accu
   expect(stats.acceptedSteps).toBeGreaterThan(10);
 });
 
+test('setColliderPose() on an adaptive simulation is an input error naming `integrator` (its colliders are static)', async () => {
+  const model = particle([0, 1, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }]);
+  const simulation = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-3 });
+  expect(() => simulation.setColliderPose(0, { point: [0, 0.1, 0] })).toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'integrator', message: expect.stringMatching(/static/) })); // prettier-ignore
+  simulation.destroy();
+  expect(() => simulation.setColliderPose(0, { point: [0, 0.1, 0] })).toThrow(/destroy/);
+});
+
 describe('what the adaptive integrators cannot run is refused, however the simulation is made', () => {
   const plane = { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] } as const;
   const cloth = buildCloth({ nx: 3, ny: 3 });

@@ -4,12 +4,13 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import { Lifecycle } from '../backends/common/lifecycle.ts';
-import { refuseAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
+import { refuseAttachments, refuseColliderPose, type ParticleUpdate } from '../backends/common/attachments.ts'; // prettier-ignore
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
 import type { Simulation, SimulationState } from '../backends/common/simulation-types.ts';
+import type { ColliderPose } from '../model/collider-pose.ts';
 import { requireStepCount, StateWatch } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
 import { startingStepOf, stepFactor } from './controller.ts';
@@ -395,6 +396,8 @@ export class AdaptiveSimulation implements Simulation {
   release(_indices: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'release()'); } // prettier-ignore
   /** Refused, as {@link setParticles}. */
   setTargets(_indices: ArrayLike<number>, _positions: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'setTargets()'); } // prettier-ignore
+  /** Refused with a {@link WeftInputError} naming `integrator`: an adaptive simulation's colliders are static. */
+  setColliderPose(_index: number, _pose: ColliderPose): void { refuseColliderPose(this.lifecycle); } // prettier-ignore
 
   destroy(): void {
     if (this.lifecycle.destroy()) this.freeBackend();

@@ -100,7 +100,7 @@ export interface Simulation {
    */
   setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void;
   /**
-   * Kinematic colliders (fixed-step integrators; adaptive ones keep their colliders static): moves collider
+   * Kinematic colliders (fixed-step integrators; adaptive ones refuse it: their colliders are static): moves collider
    * `index` of the model to `pose` (its centre, a capsule's ends, a plane's point and normal). As
    * with {@link setTargets}, the next call of step(), advance() or advanceTo() moves it there at
    * constant velocity u = (pose − previous pose) / (steps · dt) and puts it exactly on the pose at
