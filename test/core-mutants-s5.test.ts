@@ -3,38 +3,22 @@
  * 5513bd8, issue 14; reports/mutation/SURVIVORS.md): each pins a behaviour no suite checked, with
  * the expected value stated here, not computed by the code under test.
  */
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildCloth, createModel, createSimulation, type AdaptiveStats } from '../src/index.ts';
 import { selfIntersections, trianglesIntersect } from '../src/internal.ts';
 import { pileUp } from './helpers/self-contact-scenes.ts';
+import { advanceUnderClock } from './helpers/fake-clock.ts';
 
 describe('advance(): chunks sized by their wall time', () => {
   test('chunks double while quicker than 0.05 s, and halve (down to one step) once slower than 0.2 s', async () => {
-    const model = createModel({
-      positions: [0, 0, 0, 1, 0, 0],
-      masses: [1, 1],
-      springPairs: [0, 1],
-      springStiffness: 40,
-      springRestLengths: [1],
-    });
-    const simulation = await createSimulation(model, { integrator: 'symplectic-euler', dt: 0.01 });
-    // A fake clock: a chunk takes 0 ms until 15 steps are done, 300 ms from then on (advanced
-    // in onProgress, which runs between a chunk's start and end readings).
-    let clock = 0;
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
-    const done: number[] = [];
-    try {
-      await simulation.advance(25, (steps) => {
-        done.push(steps);
-        if (steps >= 15) clock += 300;
-      });
-    } finally {
-      now.mockRestore();
-    }
+    // A chunk takes 0 ms until 15 steps are done, 300 ms from then on.
+    const { done, stepCount } = await advanceUnderClock(25, 0, (steps, clock) =>
+      steps >= 15 ? clock + 300 : clock,
+    );
     // Chunks 1, 2, 4, 8 (quick: each doubles the next), then 4, 2, 1, 1, 1, 1 (slow: each halves
     // the next, never below one step).
     expect(done).toEqual([1, 3, 7, 15, 19, 21, 22, 23, 24, 25]);
-    expect(simulation.stepCount).toBe(25);
+    expect(stepCount).toBe(25);
   });
 });
 

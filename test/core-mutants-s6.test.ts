@@ -3,9 +3,10 @@
  * c613cb8, issue 14; reports/mutation/SURVIVORS.md): each pins a behaviour no suite checked, with
  * the expected value stated here, not computed by the code under test.
  */
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildCloth, createModel, createSimulation, hamiltonian, WeftDivergenceError } from '../src/index.ts';
 import { AdaptiveSimulation } from '../src/internal.ts';
+import { advanceUnderClock } from './helpers/fake-clock.ts';
 
 describe('model validation: the messages of index errors', () => {
   test('a spring index out of range names the valid range [0, n − 1]', () => {
@@ -122,29 +123,10 @@ describe('self-collision fail-safe: a pinned vertex is not a pinched pair', () =
 
 describe('advance(): a chunk is timed from its own start', () => {
   test('chunks of 10 ms each double (1, 2, 4, 8, 16), whatever the clock read at the start', async () => {
-    const model = createModel({
-      positions: [0, 0, 0, 1, 0, 0],
-      masses: [1, 1],
-      springPairs: [0, 1],
-      springStiffness: 40,
-      springRestLengths: [1],
-    });
-    const simulation = await createSimulation(model, { integrator: 'symplectic-euler', dt: 0.01 });
     // A fake clock at 1,000 s (a page open for a while), advanced 10 ms a chunk: each chunk takes
     // 10 ms < 0.05 s, so each doubles the next.
-    let clock = 1e6;
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
-    const done: number[] = [];
-    try {
-      await simulation.advance(31, (steps) => {
-        done.push(steps);
-        clock += 10;
-      });
-    } finally {
-      now.mockRestore();
-    }
+    const { done } = await advanceUnderClock(31, 1e6, (_, clock) => clock + 10);
     expect(done).toEqual([1, 3, 7, 15, 31]);
-    simulation.destroy();
   });
 });
 
