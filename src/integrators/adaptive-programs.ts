@@ -9,6 +9,8 @@ import type { ResolvedImplicitOptions } from './implicit-options.ts';
 import { resolveImplicitOptions } from './options.ts';
 import { implicitProgram } from './implicit-programs.ts';
 import { withContacts } from './contact-programs.ts';
+import { withStrainLimitOps } from './strain-programs.ts';
+import type { ResolvedStrainLimit } from '../model/strain-limit.ts';
 import { renameOps, scaleStep, type Op, type Output, type Program } from './program.ts';
 import { explicitProgram, rungeKuttaOps } from './programs.ts';
 import { EXPLICIT_INTEGRATORS, STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
@@ -128,14 +130,23 @@ function stepDoublingOf(
   return adaptiveOnly(mapOrder + 1, [], attempt);
 } // prettier-ignore
 
+/** What of a model changes an adaptive program: its colliders and its strain limit. */
+export interface AdaptiveFeatures {
+  readonly colliders?: readonly unknown[];
+  readonly strainLimit?: ResolvedStrainLimit | null;
+}
+
 /**
- * The program of an adaptive integrator, with its contacts with `colliderCount` colliders
- * (src/integrators/contact-programs.ts). velocity-implicit-euler's is the WebGPU path's (step
- * doubling of backward Euler; its trial steps stop by Caribou's criteria with a fresh Jacobian
- * each iteration); the CPU runs Drake's algorithm instead (backends/cpu/velocity-implicit-euler.ts).
+ * The program of an adaptive integrator, with the strain-limit sweeps
+ * (src/integrators/strain-programs.ts) and then the contacts (contact-programs.ts) of `model` after
+ * each accepted step, in the fixed-step programs' order. velocity-implicit-euler's is the WebGPU
+ * path's (step doubling of backward Euler; its trial steps stop by Caribou's criteria with a fresh
+ * Jacobian each iteration); the CPU runs Drake's algorithm instead (backends/cpu/velocity-implicit-euler.ts).
+ * Hinges (dihedral bending) need no op: every `eval` includes them.
  */
-export function adaptiveProgram(o: ResolvedAdaptiveOptions, colliderCount = 0): Program {
-  return withContacts(schemeProgram(o), o.integrator, colliderCount, acceptedDrift(o));
+export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatures = {}): Program {
+  const limited = withStrainLimitOps(schemeProgram(o), o.integrator, model.strainLimit ?? null);
+  return withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
 }
 
 /**

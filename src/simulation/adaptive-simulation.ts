@@ -112,7 +112,7 @@ export class AdaptiveSimulation implements Simulation {
     this.stepper =
       o.integrator === 'velocity-implicit-euler'
         ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
-        : new CpuProgramStepper(model, initial, adaptiveProgram(o, model.colliders.length), o.precision);
+        : new CpuProgramStepper(model, initial, adaptiveProgram(o, model), o.precision);
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
     this.fused = null;
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.accuracy} (${o.errorControl})`;

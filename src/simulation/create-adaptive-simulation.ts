@@ -49,7 +49,7 @@ export async function createAdaptiveSimulation(
   validateOptions(options, o.integrator, backend);
   requireFeatureSupport(model, o.integrator);
   if (backend === 'cpu') return new AdaptiveSimulation(model, options);
-  const program = adaptiveProgram(o, model.colliders.length);
+  const program = adaptiveProgram(o, model);
   const fused = options.fused ?? model.particleCount <= FUSED_MAX_PARTICLES;
   // What the GPU cannot run is refused before a device is requested; what the device refuses
   // while the stepper is made (its pipelines included) fails the creation (withDevice).

@@ -18,7 +18,7 @@ import type {
 } from '../../integrators/adaptive-options.ts';
 import { emptyNewtonStats } from '../../integrators/adaptive-options.ts';
 import { checkDeviceFits } from './device-fits.ts';
-import { compileFused, type FusedCode } from './fused-program.ts';
+import { compileFused, FusedUnsupported, type FusedCode } from './fused-program.ts';
 import { FLOAT32_TOLERANCE_FLOOR } from './implicit-ops.ts';
 import { arenaStride, bindByName, bufferFactory, cachedPipeline, groupThreadsFor, incidenceWithOthers, mappedCopy, readPair, springBytes, VEC4_BYTES, vec4Bytes } from './gpu-common.ts'; // prettier-ignore
 import { idleBeforeMap } from './host-wait.ts';
@@ -77,6 +77,9 @@ export class FusedAdaptiveStepper {
     private readonly o: ResolvedAdaptiveOptions,
     readonly form: FusedForm = 'generated',
   ) {
+    // The kernel's eval is the springs' and gravity's alone: a model's hinges (dihedral bending)
+    // would be left out of its steps without a word.
+    if (model.bending) throw new FusedUnsupported('the model bends (the kernel has no hinge passes)');
     const code = compileFused(program);
     // A power of two (the reductions' tree), no more threads than particles need but at least a
     // SIMD group of 4 (fewer idle no lanes; on a CPU adapter, where the group is 4, every model

@@ -1,0 +1,99 @@
+/**
+ * Dihedral bending and strain limits with rk45 and step doubling on WebGPU (Node, SwiftShader)
+ * against the CPU reference in float32 storage (test/adaptive-features.test.ts checks the CPU
+ * against energy and fixed-step RK4). The fused adaptive kernel has neither hinge passes nor the
+ * strain sweeps, so these run on the per-op stepper (src/backends/webgpu/program-stepper.ts), and
+ * `fused: true` is an error naming `fused`.
+ */
+import { expect, test } from 'vitest';
+import {
+  buildCloth,
+  createAdaptiveSimulation,
+  createModel,
+  createSimulation,
+  energy,
+  withStrainLimit,
+  WeftInputError,
+  type AdaptiveOptions,
+  type Model,
+} from '../src/index.ts';
+import { expectClose } from './helpers/expect-close.ts';
+import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { largestStretch, softCloth } from './helpers/strain-cloth.ts';
+
+const node = useNodeDevice((device) => device);
+
+/** The bumped free 5 × 5 sheet of adaptive-features.test.ts (flat at rest, no springs, no gravity). */
+function bumpy(): Model {
+  const flat = buildCloth({ nx: 5, ny: 5, spacing: 0.1, pins: 'none', gravity: [0, 0, 0] });
+  const bump = (k: number) => 0.02 * Math.sin(1.7 * k + 0.3 * k * k);
+  return createModel({ positions: flat.particlePositions.map((x, k) => x + bump(k)), masses: flat.particleMass, springPairs: [], springStiffness: 0, triangles: flat.triangleIndices, gravity: [0, 0, 0], bending: { stiffness: 0.05, damping: 0.002, restAngles: 'flat' } }); // prettier-ignore
+}
+
+async function both(model: Model, options: AdaptiveOptions, tEnd: number) {
+  const gpu = await createAdaptiveSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createAdaptiveSimulation(model, { ...options, precision: 'f32' });
+  try {
+    await gpu.advanceTo(tEnd);
+    await cpu.advanceTo(tEnd);
+    const [g, c] = [await gpu.readState(), await cpu.readState()];
+    return { gpu: g, cpu: c, description: gpu.description, steps: [gpu.stepCount, cpu.stepCount] };
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}
+
+test('rk45 with damped hinges: the GPU unfolds the bumped sheet as the CPU does, losing the energy RK4 does', async () => {
+  const model = bumpy();
+  const T = 0.1;
+  // 21 steps accepted and 2 rejected on both (measured).
+  const { gpu, cpu, description } = await both(model, { integrator: 'rk45', accuracy: 1e-5 }, T);
+  expect(description).not.toMatch(/fused/);
+  const moved = Math.max(...gpu.positions.map((x, k) => Math.abs(x - model.particlePositions[k]!)));
+  expect(moved).toBeGreaterThan(0.01); // measured 2.2 cm: the hinges unfold the 2 cm bumps
+  // float32 rounding over ~20 steps of a 0.1 m state: ~1e-6 m; measured 6e-8.
+  expectClose(gpu.positions, cpu.positions, 1e-5, 'bending rk45: positions GPU vs CPU f32 (m)');
+  // The damped hinges take 98 % of E₀ in 0.1 s; fixed-step RK4 (f64, h = 0.1 ms) says how much.
+  const reference = await createSimulation(model, { integrator: 'rk4', dt: 1e-4 });
+  await reference.advance(Math.round(T / 1e-4));
+  const exact = await reference.readState();
+  reference.destroy();
+  const start = energy(model, model.particlePositions, model.particleVelocities).total;
+  const [left, expected] = [energy(model, gpu.positions, gpu.velocities).total, energy(model, exact.positions, exact.velocities).total]; // prettier-ignore
+  expect(expected).toBeLessThan(0.05 * start);
+  // Accuracy 1e-5 of a 0.1 m state per step moves E by ~1e-4 E₀ at most (measured: equal to 1e-6 E₀).
+  expect(Math.abs(left - expected)).toBeLessThan(1e-3 * start);
+}, 60_000);
+
+test('step doubling (rk4) with a 10 % strain limit: the GPU holds the soft cloth as the CPU does', async () => {
+  const model = withStrainLimit(softCloth(), { maxStretch: 0.1, iterations: 8 });
+  const T = 0.5;
+  // 34 steps accepted and 3 rejected on both (measured).
+  const { gpu, cpu, description } = await both(model, { integrator: 'step-doubling', scheme: 'rk4', accuracy: 1e-3 }, T); // prettier-ignore
+  expect(description).not.toMatch(/fused/);
+  // The free corners swing down ~1.1 m (free fall: ½ g T² = 1.23 m).
+  const moved = Math.max(...gpu.positions.map((x, k) => Math.abs(x - model.particlePositions[k]!)));
+  expect(moved).toBeGreaterThan(0.5 * 0.5 * 9.81 * T * T);
+  // Springs at the limit are corrected or not as float32 rounds their length either side of it on
+  // each backend (README, "Strain limits"): measured 6.4e-4 m apart, 2e-5 in the largest stretch.
+  expectClose(
+    gpu.positions,
+    cpu.positions,
+    2e-3,
+    'strain-limited step doubling: positions GPU vs CPU f32 (m)',
+  );
+  expect(Math.abs(largestStretch(softCloth(), gpu.positions) - largestStretch(softCloth(), cpu.positions))).toBeLessThan(1e-3); // prettier-ignore
+}, 120_000);
+
+test('fused: true with bending or a strain limit is an input error naming `fused`', async () => {
+  for (const [model, reason] of [
+    [bumpy(), /bends/],
+    [withStrainLimit(softCloth(), { maxStretch: 0.1 }), /strainCorrection/],
+  ] as const) {
+    const error = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-3, backend: 'webgpu', device: node.runner(), fused: true }).catch((e: unknown) => e); // prettier-ignore
+    expect(error).toBeInstanceOf(WeftInputError);
+    expect((error as WeftInputError).field).toBe('fused');
+    expect((error as Error).message).toMatch(reason);
+  }
+});
