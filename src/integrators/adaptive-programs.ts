@@ -11,6 +11,8 @@ import { implicitProgram } from './implicit-programs.ts';
 import { withContacts } from './contact-programs.ts';
 import { withStrainLimitOps } from './strain-programs.ts';
 import type { ResolvedStrainLimit } from '../model/strain-limit.ts';
+import type { ResolvedWind } from '../model/wind.ts';
+import { withWindOps } from './wind-programs.ts';
 import { renameOps, scaleStep, type Op, type Output, type Program } from './program.ts';
 import { explicitProgram, rungeKuttaOps } from './programs.ts';
 import { EXPLICIT_INTEGRATORS, STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
@@ -130,10 +132,11 @@ function stepDoublingOf(
   return adaptiveOnly(mapOrder + 1, [], attempt);
 } // prettier-ignore
 
-/** What of a model changes an adaptive program: its colliders and its strain limit. */
+/** What of a model changes an adaptive program: its colliders, strain limit and wind. */
 export interface AdaptiveFeatures {
   readonly colliders?: readonly unknown[];
   readonly strainLimit?: ResolvedStrainLimit | null;
+  readonly wind?: ResolvedWind | null;
 }
 
 /**
@@ -142,11 +145,13 @@ export interface AdaptiveFeatures {
  * each accepted step, in the fixed-step programs' order. velocity-implicit-euler's is the WebGPU
  * path's (step doubling of backward Euler; its trial steps stop by Caribou's criteria with a fresh
  * Jacobian each iteration); the CPU runs Drake's algorithm instead (backends/cpu/velocity-implicit-euler.ts).
- * Hinges (dihedral bending) need no op: every `eval` includes them.
+ * A steady wind adds `aero` after each `eval` (wind-programs.ts); hinges (dihedral bending) need
+ * no op: every `eval` includes them.
  */
 export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatures = {}): Program {
   const limited = withStrainLimitOps(schemeProgram(o), o.integrator, model.strainLimit ?? null);
-  return withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
+  const contacts = withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
+  return withWindOps(contacts, o.integrator, model.wind ?? null);
 }
 
 /**

@@ -15,7 +15,7 @@ import { requireWindSupport } from './wind-programs.ts';
 /** Throws a WeftInputError naming the model's first feature that `integrator` cannot run. */
 export function requireFeatureSupport(model: Model | null | undefined, integrator: IntegratorName): void {
   requireContactSupport(model?.colliders?.length ?? 0, integrator);
-  requireWindSupport(Boolean(model?.wind), integrator);
+  requireWindSupport(model?.wind ?? null, integrator);
   requireBendingSupport(Boolean(model?.bending), integrator);
   requireSelfContactSupport(Boolean(model?.selfCollision), integrator);
   requireStrainLimitSupport(model?.strainLimit ?? null, integrator);

@@ -10,18 +10,28 @@
  * −½ ρ C_d A (2|u_n|/3) n nᵀ per triangle couples the three corners through blocks that the
  * spring-only system product has no room for; explicit drag is stable while h ½ ρ C_d A |u_n| / m
  * per vertex stays well below 1 — for a cloth of 10 g particles on 1 cm² triangles in a 20 m/s
- * wind at h = 1/60 s that is 2e-3. Adaptive integrators refuse wind (their programs are not
- * transformed yet).
+ * wind at h = 1/60 s that is 2e-3.
+ *
+ * rk45 and step doubling take a steady wind (turbulence 0): their `eval`s get the same `aero` ops,
+ * and the field does not depend on time, so every stage sees the right wind. A turbulent one is
+ * refused, naming `wind.turbulence`: the clock's time is steps × h, and even with the time of the
+ * accepted steps the turbulence would be frozen over each attempt, an O(h ∂w/∂t) error that the
+ * error estimate cannot see. Velocity-implicit Euler refuses wind (the CPU runs Drake's stepper,
+ * src/backends/cpu/velocity-implicit-euler.ts, springs only).
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
 import { INTEGRATORS } from './catalog.ts';
 import type { Op, Program } from './program.ts';
+import type { ResolvedWind } from '../model/wind.ts';
 
-/** Throws when wind cannot be used with this integrator, naming why. */
-export function requireWindSupport(hasWind: boolean, integrator: IntegratorName): void {
-  if (hasWind && INTEGRATORS[integrator].family === 'adaptive')
-    throw new WeftInputError('wind', `is not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`); // prettier-ignore
+/** Throws when `wind` (null: none) cannot be used with this integrator, naming why. */
+export function requireWindSupport(wind: ResolvedWind | null, integrator: IntegratorName): void {
+  if (!wind) return;
+  if (integrator === 'velocity-implicit-euler')
+    throw new WeftInputError('wind', `is not supported by '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step integrator`); // prettier-ignore
+  if (wind.turbulence > 0 && INTEGRATORS[integrator].family === 'adaptive')
+    throw new WeftInputError('wind.turbulence', `must be 0 with the adaptive integrator '${integrator}' (a turbulent wind changes within a step, which its error estimate does not see): use a fixed-step integrator`); // prettier-ignore
 }
 
 /** `ops` with an `aero` op after each eval and each rhs (recursively through Newton loops). */
@@ -46,11 +56,21 @@ function withAero(ops: readonly Op[], state: { x: string }): Op[] {
   });
 }
 
-/** `program` with the wind's ops (`hasWind` false: unchanged). */
-export function withWindOps(program: Program, integrator: IntegratorName, hasWind: boolean): Program {
-  requireWindSupport(hasWind, integrator);
-  if (!hasWind) return program;
+/** `program` with the wind's ops (`wind` null: unchanged). */
+export function withWindOps(
+  program: Program,
+  integrator: IntegratorName,
+  wind: ResolvedWind | null,
+): Program {
+  requireWindSupport(wind, integrator);
+  if (!wind) return program;
   const state = { x: 'x' };
+  const adaptive = program.adaptive;
+  if (adaptive) {
+    // A steady wind (checked above): no clock; explicit stages only (no `rhs`).
+    const [first, attempt, accept] = [adaptive.first, adaptive.attempt, adaptive.accept].map((ops) => withAero(ops, state)); // prettier-ignore
+    return { ...program, adaptive: { ...adaptive, first: first!, attempt: attempt!, accept: accept! } };
+  }
   const clock: Op = { op: 'windClock' };
   const corrector = program.corrector;
   return {

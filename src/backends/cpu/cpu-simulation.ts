@@ -79,7 +79,7 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
           model.colliders.length,
         ),
         integrator,
-        model.wind !== null,
+        model.wind,
       ),
       integrator,
       model.selfCollision !== null,

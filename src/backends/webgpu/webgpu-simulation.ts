@@ -77,7 +77,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
     const limited = withStrainLimitOps(scheme, options.integrator, model.strainLimit);
     const contacts = withContacts(limited, options.integrator, model.colliders.length);
-    const winds = withWindOps(contacts, options.integrator, model.wind !== null);
+    const winds = withWindOps(contacts, options.integrator, model.wind);
     const program = withSelfContact(winds, options.integrator, model.selfCollision !== null);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
