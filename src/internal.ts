@@ -3,7 +3,7 @@
  * classes behind createSimulation). Not a stable API: applications use src/index.ts.
  */
 export * from './index.ts';
-export { FIXED_STEP_INTEGRATOR_NAMES } from './integrators/catalog.ts';
+export { FIXED_STEP_INTEGRATOR_NAMES, INTEGRATOR_NAMES } from './integrators/catalog.ts';
 export { AdaptiveSimulation } from './simulation/adaptive-simulation.ts';
 export { compileFused, FusedUnsupported, polynomialOf } from './backends/webgpu/fused-program.ts';
 export { FusedAdaptiveStepper, type FusedForm } from './backends/webgpu/fused-stepper.ts';
@@ -76,6 +76,7 @@ export {
   validateOptions,
 } from './integrators/options.ts';
 export { OPTIONS } from './integrators/options-table.ts';
+export { featureSupportMarkdown, requireFeatureSupport } from './integrators/feature-support.ts';
 export { RUNGE_KUTTA_TABLEAUX } from './integrators/tableaux.ts';
 export { rhsCoefficients, systemCoefficients, NO_RHS_TERMS } from './integrators/implicit-schemes.ts';
 export { describeAdapterInfo } from './backends/webgpu/device.ts';

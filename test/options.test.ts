@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { buildRope, createAdaptiveSimulation, createSimulation, WeftInputError } from '../src/index.ts';
-import { OPTIONS, optionsMarkdown, validateOptions } from '../src/internal.ts';
+import {
+  featureSupportMarkdown,
+  INTEGRATOR_NAMES,
+  OPTIONS,
+  optionsMarkdown,
+  validateOptions,
+} from '../src/internal.ts';
 
 /** A value outside each row's range (or choices), for every row that has one. */
 function badValue(row: (typeof OPTIONS)[number]): unknown {
@@ -97,17 +103,34 @@ describe('an option that does not apply is an error, not ignored', () => {
   });
 });
 
-test('README.md has the option table generated from the options table (npm run docs)', () => {
+/** The cells of a markdown table, separator rows left out (Prettier pads the README's columns). */
+const cells = (markdown: string): string[][] =>
+  markdown
+    .trim()
+    .split('\n')
+    .filter((line) => !/^\|[\s|:-]+\|$/.test(line))
+    .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim()));
+
+/** The README's block between `<!-- name:start -->` and `<!-- name:end -->`. */
+function readmeBlock(name: string): string {
   const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-  const block = readme.split('<!-- options:start -->')[1]?.split('<!-- options:end -->')[0] ?? '';
-  // Compare cell by cell: Prettier pads the columns of the README's copy.
-  const cells = (markdown: string): string[][] =>
-    markdown
-      .trim()
-      .split('\n')
-      .filter((line) => !/^\|[\s|:-]+\|$/.test(line))
-      .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim()));
-  expect(cells(block), 'README.md is stale: run `npm run docs`').toEqual(cells(optionsMarkdown()));
+  return readme.split(`<!-- ${name}:start -->`)[1]?.split(`<!-- ${name}:end -->`)[0] ?? '';
+}
+
+test('README.md has the option table generated from the options table (npm run docs)', () => {
+  expect(cells(readmeBlock('options')), 'README.md is stale: run `npm run docs`').toEqual(
+    cells(optionsMarkdown()),
+  );
+});
+
+test("README.md has the feature-support table generated from the integrators' checks (npm run docs)", () => {
+  const table = featureSupportMarkdown();
+  expect(cells(readmeBlock('features')), 'README.md is stale: run `npm run docs`').toEqual(cells(table));
+  // Every integrator is in exactly one row; each row answers every feature.
+  const rows = cells(table).slice(1);
+  const names = rows.flatMap((row) => row[1]!.split(', ').map((name) => name.replaceAll('`', '')));
+  expect(names.sort()).toEqual([...INTEGRATOR_NAMES].sort());
+  for (const row of rows) expect(row.slice(2, -1).every((mark) => mark === 'yes' || mark === '—')).toBe(true);
 });
 
 test('a device of the caller’s is accepted on webgpu for every family, refused on the CPU', () => {

@@ -2,11 +2,14 @@
  * Which of a model's features an integrator supports, checked in one place for every way a
  * simulation is made (createSimulation, createAdaptiveSimulation, new AdaptiveSimulation): a
  * feature an integrator has no ops for would otherwise be left out of its steps without a word
- * (a particle falling through a plane).
+ * (a particle falling through a plane). The README's support table is generated from the same
+ * checks (featureSupportMarkdown, `npm run docs`).
  */
+import { WeftInputError } from '../core/errors.ts';
 import type { Model } from '../model/model.ts';
+import { resolveWind } from '../model/wind.ts';
 import { requireBendingSupport } from './bending-support.ts';
-import type { IntegratorName } from './catalog.ts';
+import { INTEGRATOR_NAMES, type IntegratorName } from './catalog.ts';
 import { requireContactSupport } from './contact-programs.ts';
 import { requireSelfContactSupport } from './self-contact-programs.ts';
 import { requireStrainLimitSupport } from './strain-programs.ts';
@@ -19,4 +22,43 @@ export function requireFeatureSupport(model: Model | null | undefined, integrato
   requireBendingSupport(Boolean(model?.bending), integrator);
   requireSelfContactSupport(Boolean(model?.selfCollision), integrator);
   requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
+}
+
+/** Each column of the support table: a model feature and the check that refuses it. */
+const FEATURES: readonly { readonly name: string; readonly check: (integrator: IntegratorName) => void }[] = [
+  { name: 'colliders', check: (i) => requireContactSupport(1, i) },
+  { name: 'bending', check: (i) => requireBendingSupport(true, i) },
+  { name: 'strain limit', check: (i) => requireStrainLimitSupport({ maxStretch: 0.1, iterations: 4 }, i) },
+  { name: 'steady wind', check: (i) => requireWindSupport(resolveWind({ velocity: [1, 0, 0] }), i) },
+  { name: 'turbulent wind', check: (i) => requireWindSupport(resolveWind({ velocity: [1, 0, 0], turbulence: 1 }), i) },
+  { name: 'self-collision', check: (i) => requireSelfContactSupport(true, i) },
+]; // prettier-ignore
+
+/** Whether `check` lets `integrator` run the feature. */
+function supports(check: (integrator: IntegratorName) => void, integrator: IntegratorName): boolean {
+  try {
+    check(integrator);
+    return true;
+  } catch (error) {
+    if (error instanceof WeftInputError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The README's table of which integrators take which model features (between
+ * `<!-- features:start -->` and `<!-- features:end -->`): integrators with the same support share
+ * a row, in catalog order.
+ */
+export function featureSupportMarkdown(): string {
+  const rows = new Map<string, IntegratorName[]>();
+  for (const integrator of INTEGRATOR_NAMES) {
+    const marks = FEATURES.map((f) => (supports(f.check, integrator) ? 'yes' : '—')).join(' | ');
+    rows.set(marks, [...(rows.get(marks) ?? []), integrator]);
+  }
+  return [
+    `| integrators | ${FEATURES.map((f) => f.name).join(' | ')} |`,
+    `| --- |${' --- |'.repeat(FEATURES.length)}`,
+    ...[...rows].map(([marks, names]) => `| ${names.map((n) => `\`${n}\``).join(', ')} | ${marks} |`),
+  ].join('\n');
 }
