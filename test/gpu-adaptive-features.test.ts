@@ -1,8 +1,8 @@
 /**
- * Dihedral bending, strain limits and a steady wind with rk45 and step doubling on WebGPU (Node, SwiftShader)
+ * Dihedral bending, strain limits, a steady wind and self-collision with rk45 and step doubling on WebGPU (Node, SwiftShader)
  * against the CPU reference in float32 storage (test/adaptive-features.test.ts checks the CPU
  * against energy, fixed-step RK4 and the wind's closed form). The fused adaptive kernel has no hinge,
- * strain or wind passes, so these run on the per-op stepper (src/backends/webgpu/program-stepper.ts), and
+ * strain, wind or self-contact passes, so these run on the per-op stepper (src/backends/webgpu/program-stepper.ts), and
  * `fused: true` is an error naming `fused`.
  */
 import { expect, test } from 'vitest';
@@ -21,6 +21,8 @@ import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { largestStretch, softCloth } from './helpers/strain-cloth.ts';
 import { windTriangle } from './helpers/wind-triangle.ts';
+import { shot } from './helpers/self-contact-scenes.ts';
+import { selfIntersections } from './helpers/self-intersection.ts';
 
 const node = useNodeDevice((device) => device);
 
@@ -101,7 +103,19 @@ test('rk45 in a steady wind: the GPU carries the free triangle as v̇ = k (W −
   expectClose(gpu.positions, cpu.positions, 2e-5, 'wind rk45: positions GPU vs CPU f32 (m)');
 }, 60_000);
 
-test('fused: true with bending, a strain limit or wind is an input error naming `fused`', async () => {
+test('rk45 with self-collision: a vertex shot at 50 m/s through a triangle stops above it on the GPU, as on the CPU', async () => {
+  const model = shot(true);
+  // Free flight: one step of maxStep (0.83 m); the pair is listed at its start, the fail-safe truncates it.
+  const { gpu, cpu, description } = await both(model, { integrator: 'rk45', accuracy: 1e-3, maxStep: 1 / 60, initialStep: 1 / 60 }, 1 / 60); // prettier-ignore
+  expect(description).not.toMatch(/fused/);
+  expect(gpu.positions[3 * 3 + 1]!).toBeGreaterThan(0); // above the pinned triangle (y = 0)
+  expect(gpu.positions[3 * 3 + 1]!).toBeLessThan(0.02); // within the thickness (CPU: 9.6 mm)
+  expect(selfIntersections(gpu.positions, model.triangleIndices)).toEqual([]);
+  // float32 rounding of a ~1 m move: ~1e-7 m (measured 1.0e-7 m).
+  expectClose(gpu.positions, cpu.positions, 1e-5, 'self-collision rk45: positions GPU vs CPU f32 (m)');
+}, 60_000);
+
+test('fused: true with bending, a strain limit, wind or self-collision is an input error naming `fused`', async () => {
   for (const [model, reason] of [
     [bumpy(), /bends/],
     [withStrainLimit(softCloth(), { maxStretch: 0.1 }), /strainCorrection/],

@@ -13,6 +13,7 @@ import { withStrainLimitOps } from './strain-programs.ts';
 import type { ResolvedStrainLimit } from '../model/strain-limit.ts';
 import type { ResolvedWind } from '../model/wind.ts';
 import { withWindOps } from './wind-programs.ts';
+import { withSelfContact } from './self-contact-programs.ts';
 import { renameOps, scaleStep, type Op, type Output, type Program } from './program.ts';
 import { explicitProgram, rungeKuttaOps } from './programs.ts';
 import { EXPLICIT_INTEGRATORS, STEP_DOUBLING_ORDER, type ExplicitIntegratorName } from './schemes.ts';
@@ -137,6 +138,7 @@ export interface AdaptiveFeatures {
   readonly colliders?: readonly unknown[];
   readonly strainLimit?: ResolvedStrainLimit | null;
   readonly wind?: ResolvedWind | null;
+  readonly selfCollision?: unknown;
 }
 
 /**
@@ -151,7 +153,8 @@ export interface AdaptiveFeatures {
 export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatures = {}): Program {
   const limited = withStrainLimitOps(schemeProgram(o), o.integrator, model.strainLimit ?? null);
   const contacts = withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
-  return withWindOps(contacts, o.integrator, model.wind ?? null);
+  const winds = withWindOps(contacts, o.integrator, model.wind ?? null);
+  return withSelfContact(winds, o.integrator, Boolean(model.selfCollision));
 }
 
 /**

@@ -7,19 +7,22 @@
  *
  * Implicit Euler, Newmark, backward Euler (its Newton loop re-evaluates the pairs' terms at each
  * iterate; the list is the step's) and every explicit and multistep scheme take it
- * (test/implicit-self-contact.test.ts). The variational scheme is not tested with it yet, adaptive
- * ones retry steps (the pair list is the step's): they refuse it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
+ * (test/implicit-self-contact.test.ts). rk45 and step doubling list the pairs in `first`, once per
+ * accepted state with the h of its first attempt (a rejected attempt's retry, at a smaller h,
+ * reaches less far, so the list still covers it), and end each accepted step with the fail-safe
+ * (test/adaptive-features.test.ts). The variational scheme is not tested with it yet, and
+ * velocity-implicit Euler (Drake's stepper on the CPU) has no pair terms: they refuse it. WebGPU
+ * runs the same ops (src/backends/webgpu/self-contact-ops.ts).
  */
 import { WeftInputError } from '../core/errors.ts';
-import { INTEGRATORS, type IntegratorName } from './catalog.ts';
+import type { IntegratorName } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 
 /** Throws when self-collision cannot be used with this integrator (on either backend), naming why. */
 export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName): void {
   if (!enabled) return;
-  const family = INTEGRATORS[integrator].family;
-  if (family === 'adaptive')
-    throw new WeftInputError('selfCollision', `is not supported by the adaptive integrator '${integrator}' yet: use a fixed-step one`);
+  if (integrator === 'velocity-implicit-euler')
+    throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step integrator`);
   if (integrator === 'variational-symplectic-implicit')
     throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', 'newmark', 'backward-euler', or an explicit or multistep integrator`);
 } // prettier-ignore
@@ -36,6 +39,8 @@ export function withSelfContact(program: Program, integrator: IntegratorName, en
     { op: 'selfContacts', x: 'x', v: 'v' },
   ];
   const end: Op = { op: 'selfFailSafe', x: 'x', v: 'v', start: SELF_START };
+  const adaptive = program.adaptive;
+  if (adaptive) return { ...program, adaptive: { ...adaptive, first: [...begin, ...adaptive.first], accept: [...adaptive.accept, end] } }; // prettier-ignore
   const wrap = (ops: readonly Op[]): Op[] => (ops.length === 0 ? [] : [...begin, ...ops, end]);
   return { ...program, startup: wrap(program.startup), step: wrap(program.step) };
 } // prettier-ignore

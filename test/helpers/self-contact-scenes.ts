@@ -221,3 +221,19 @@ export function pileUp(far = false): Model {
     selfCollision: { thickness: 0.02, stiffness: 1000 },
   });
 }
+
+/** Triangle (0, 1, 2) pinned at y = 0; triangle (3, 4, 5) 5 cm above it, falling at 50 m/s. */
+export function shot(selfCollision: boolean): Model {
+  const positions = [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, 0.05, 0.3, 0.3, 0.25, 1.3, 1.3, 0.25, 0.3];
+  return createModel({
+    positions,
+    velocities: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -50, 0, 0, -50, 0, 0, -50, 0],
+    masses: [1, 1, 1, 1, 1, 1],
+    springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
+    springStiffness: 0,
+    gravity: [0, 0, 0],
+    triangles: [0, 1, 2, 3, 4, 5],
+    fixed: [0, 1, 2],
+    ...(selfCollision ? { selfCollision: { thickness: 0.02, stiffness: 1000 } } : {}),
+  });
+}
