@@ -208,3 +208,22 @@ test("velocity-implicit Euler refuses bending and strain limits, naming each (Dr
   await expect(createAdaptiveSimulation(withStrainLimit(softCloth(), { maxStretch: 0.1 }), options)).rejects.toThrow(/strainLimit: is not supported by 'velocity-implicit-euler'/); // prettier-ignore
   expect(() => new AdaptiveSimulation(bumpy(), options)).toThrow(WeftInputError);
 });
+
+test('readSolverStats: the adaptive statistics in the implicit integrators’ shape (velocity-implicit Euler on a hanging cloth)', async () => {
+  const simulation = await createAdaptiveSimulation(softCloth(), { integrator: 'velocity-implicit-euler', accuracy: 1e-3 }); // prettier-ignore
+  await simulation.advanceTo(0.1);
+  const [stats, solver] = [simulation.readStats(), await simulation.readSolverStats()];
+  expect(stats.newton.iterations).toBeGreaterThan(0); // Newton ran: the fields below are not all 0
+  expect(solver).toEqual({
+    steps: stats.acceptedSteps,
+    linearSolves: stats.newton.linearSolves,
+    linearIterations: stats.newton.linearIterations,
+    maxLinearIterations: stats.newton.maxLinearIterations,
+    lastResidual: stats.newton.lastLinearResidual,
+    maxResidual: stats.newton.maxLinearResidual,
+    unconvergedSolves: stats.newton.unconvergedLinearSolves,
+    newtonIterations: stats.newton.iterations,
+    unconvergedSteps: stats.minStepViolations,
+    converged: stats.accuracyMet,
+  });
+});

@@ -6,6 +6,7 @@
 import { Lifecycle } from '../backends/common/lifecycle.ts';
 import { refuseAttachments, refuseColliderPose, type ParticleUpdate } from '../backends/common/attachments.ts'; // prettier-ignore
 import type { SolverStats } from '../integrators/implicit-options.ts';
+import { solverStatsOf } from './adaptive-stats.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
@@ -365,19 +366,7 @@ export class AdaptiveSimulation implements Simulation {
    */
   async readSolverStats(): Promise<SolverStats> {
     this.lifecycle.check('readSolverStats()');
-    const s = this.readStats();
-    return {
-      steps: s.acceptedSteps,
-      linearSolves: s.newton.linearSolves,
-      linearIterations: s.newton.linearIterations,
-      maxLinearIterations: s.newton.maxLinearIterations,
-      lastResidual: s.newton.lastLinearResidual,
-      maxResidual: s.newton.maxLinearResidual,
-      unconvergedSolves: s.newton.unconvergedLinearSolves,
-      newtonIterations: s.newton.iterations,
-      unconvergedSteps: s.minStepViolations,
-      converged: s.accuracyMet,
-    };
+    return solverStatsOf(this.readStats());
   }
 
   async finished(): Promise<void> {
