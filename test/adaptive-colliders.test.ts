@@ -78,10 +78,50 @@ test('rk45: a cloth dropped on a sphere ends outside it, its step chosen by accu
   expect(stats.acceptedSteps).toBeGreaterThan(10);
 });
 
-test('setColliderPose() on an adaptive simulation is an input error naming `integrator` (its colliders are static)', async () => {
+describe.each(SCHEMES)('%s with kinematic colliders (setColliderPose over each advanceTo)', (_, options) => {
+  test('a particle resting on a plane moving up at 0.5 m/s rides on it at the thickness, moving with it', async () => {
+    const u = 0.5;
+    const model = particle([0, THICKNESS, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], thickness: THICKNESS }]); // prettier-ignore
+    const simulation = await createAdaptiveSimulation(model, options);
+    let worst = 0;
+    for (let call = 1; call <= 10; call++) {
+      const t = 0.05 * call;
+      simulation.setColliderPose(0, { point: [0, u * t, 0] });
+      await simulation.advanceTo(t);
+      const { positions, velocities } = await simulation.readState();
+      // The plane's height is u t: the particle at u t + thickness, moving up at u.
+      worst = Math.max(worst, Math.abs(positions[1]! - (u * t + THICKNESS)), Math.abs(velocities[1]! - u));
+    }
+    // Each accepted step moves the plane by h u and ends the particle on it (n·v₊ = u·n): round-off.
+    expect(worst).toBeLessThan(1e-12);
+  });
+
+  test('μ = 0.2 on a box sliding at 1 m/s: the particle slips with a = μ g until it moves at the box speed', async () => {
+    const [mu, s, T] = [0.2, 1, 1];
+    const model = particle([0, THICKNESS, 0], [{ shape: 'box', center: [0, -0.5, 0], halfExtents: [2, 0.5, 2], friction: mu, thickness: THICKNESS }]); // prettier-ignore
+    const simulation = await createAdaptiveSimulation(model, options);
+    for (let call = 1; call <= 60; call++) {
+      simulation.setColliderPose(0, { center: [(s * T * call) / 60, -0.5, 0] });
+      await simulation.advanceTo((T * call) / 60);
+    }
+    const { positions, velocities } = await simulation.readState();
+    // Coulomb: a = μ g while slower than the box, reached at t* = s / (μ g) (kinematic-colliders.test.ts).
+    const tStar = s / (mu * 9.81);
+    expect(Math.abs(velocities[0]! - s)).toBeLessThan(1e-9);
+    // The slip ends within a step (h = 1/240 s here) of t*: off by at most a step's travel s h.
+    expect(Math.abs(positions[0]! - (0.5 * mu * 9.81 * tStar * tStar + s * (T - tStar)))).toBeLessThan(s * H);
+    expect(Math.abs(positions[1]! - THICKNESS)).toBeLessThan(1e-9);
+  });
+});
+
+test('setColliderPose then advance(n): an input error (a pose needs the duration advanceTo gives); checked after destroy', async () => {
   const model = particle([0, 1, 0], [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }]);
   const simulation = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-3 });
-  expect(() => simulation.setColliderPose(0, { point: [0, 0.1, 0] })).toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'integrator', message: expect.stringMatching(/static/) })); // prettier-ignore
+  simulation.setColliderPose(0, { point: [0, 0.1, 0] });
+  await expect(simulation.advance(1)).rejects.toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'setColliderPose' })); // prettier-ignore
+  expect(() => simulation.setColliderPose(3, { point: [0, 0.1, 0] })).toThrow(WeftInputError);
+  await simulation.advanceTo(0.1); // reaches it; advance(n) runs again
+  await simulation.advance(1);
   simulation.destroy();
   expect(() => simulation.setColliderPose(0, { point: [0, 0.1, 0] })).toThrow(/destroy/);
 });

@@ -2,9 +2,9 @@
  * Contacts with a model's colliders as ops of the scheme's program (src/integrators/program.ts):
  * implicit solves are constrained (`contacts` before the solve, `contactForces` after it: Baraff &
  * Witkin 1998 §5.3), explicit and multistep schemes project after each step (`project`). The
- * explicit adaptive schemes (rk45, step doubling) project after each accepted step, with the
- * accepted h: an attempt is free flight, its error estimate that of the flight, and a rejected
- * attempt leaves the state as it was; velocity-implicit Euler (Drake's stepper on the CPU) refuses
+ * explicit adaptive schemes (rk45, step doubling) move kinematic colliders and project after
+ * each accepted step, with the accepted h: an attempt is free flight, its error estimate that of
+ * the flight, and a rejected attempt leaves the state as it was; velocity-implicit Euler (Drake's stepper on the CPU) refuses
  * colliders. Tried (29 Nov 2026) as its WebGPU program on both backends, each of its three
  * backward-Euler steps constrained as a fixed step's: single particles rest, stick at 20° and
  * slide down 35° exactly (x₊ carries ¾ h² a), GPU = CPU; but an 8² cloth landing on a sphere drove
@@ -252,7 +252,12 @@ export function withContacts(
   requireContactSupport(colliderCount, integrator);
   if (colliderCount === 0) return program;
   if (program.adaptive) {
-    const accept = [...program.adaptive.accept, { op: 'project', x: 'x', v: 'v', drift } as const];
+    // Kinematic colliders (setColliderPose over advanceTo) move by h u with the accepted step h.
+    const accept: Op[] = [
+      ...program.adaptive.accept,
+      { op: 'moveColliders' },
+      { op: 'project', x: 'x', v: 'v', drift },
+    ];
     return { ...program, adaptive: { ...program.adaptive, accept } };
   }
   // Kinematic colliders move over each step: explicit steps project against the moved pose

@@ -4,9 +4,10 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import { Lifecycle } from '../backends/common/lifecycle.ts';
-import { refuseAttachments, refuseColliderPose, type ParticleUpdate } from '../backends/common/attachments.ts'; // prettier-ignore
+import { refuseAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
+import { ColliderPoses, type ColliderSink } from '../backends/common/collider-poses.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
-import { solverStatsOf } from './adaptive-stats.ts';
+import { recordAccepted, solverStatsOf } from './adaptive-stats.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
 import type { RealArray } from '../backends/cpu/passes.ts';
 import type { Model } from '../model/model.ts';
@@ -14,7 +15,7 @@ import type { Simulation, SimulationState } from '../backends/common/simulation-
 import type { ColliderPose } from '../model/collider-pose.ts';
 import { requireStepCount, StateWatch } from '../backends/common/state-check.ts';
 import { WeftInputError, WeftStepSizeError } from '../core/errors.ts';
-import { startingStepOf, stepFactor } from './controller.ts';
+import { clampStep, startingStepOf, stepFactor } from './controller.ts';
 import { drakeStep } from './drake-controller.ts';
 import type { AdaptiveStepper, GpuAdaptiveStepper } from '../backends/common/stepper.ts';
 import {
@@ -77,6 +78,8 @@ export class AdaptiveSimulation implements Simulation {
   private startingEvaluations = 0;
   private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
+  /** Kinematic colliders (setColliderPose): moved over each advanceTo() by the program's `moveColliders`. */
+  private readonly colliderPoses: ColliderPoses;
 
   /** CPU: `new AdaptiveSimulation(model, options)`; WebGPU: {@link createAdaptiveSimulation}. */
   constructor(
@@ -96,6 +99,7 @@ export class AdaptiveSimulation implements Simulation {
     this.options = o;
     this.model = model;
     this.watch = new StateWatch(model);
+    this.colliderPoses = new ColliderPoses(model.colliders);
     this.integrator = o.integrator;
     this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
@@ -108,6 +112,7 @@ export class AdaptiveSimulation implements Simulation {
       this.fused = gpu.stepper instanceof FusedAdaptiveStepper ? gpu.stepper : null;
       this.newtonStepper = null;
       this.description = `${gpu.description}, ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
+      connectPoses(this.colliderPoses, this.stepper);
       return;
     }
     this.stepper =
@@ -116,6 +121,7 @@ export class AdaptiveSimulation implements Simulation {
         : new CpuProgramStepper(model, initial, adaptiveProgram(o, model), o.precision);
     this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
     this.fused = null;
+    connectPoses(this.colliderPoses, this.stepper);
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
   }
 
@@ -153,6 +159,8 @@ export class AdaptiveSimulation implements Simulation {
 
   private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
+    if (this.colliderPoses.pending)
+      throw new WeftInputError('setColliderPose', 'a pose is reached over the next advanceTo(t), which gives it a duration: advance(n) has none'); // prettier-ignore
     if (this.fused) {
       const before = this.stats.acceptedSteps;
       if (steps > 0) await this.advanceFused(null, steps, () => onProgress?.(this.stats.acceptedSteps - before, steps)); // prettier-ignore
@@ -183,13 +191,19 @@ export class AdaptiveSimulation implements Simulation {
     const start = this.t;
     const reportEvery = (target - start) / 100;
     let nextReport = start + reportEvery;
-    while (this.t < target) {
-      await this.stepTowards(target);
-      if (onProgress && (this.t >= nextReport || this.t === target)) {
-        onProgress(this.t, target);
-        nextReport = this.t + reportEvery;
-        await Promise.resolve();
+    // Colliders move at (pose − pose now) / (target − t) over the call; a failed call leaves them on their poses.
+    if (target > start) this.colliderPoses.begin(1, target - start);
+    try {
+      while (this.t < target) {
+        await this.stepTowards(target);
+        if (onProgress && (this.t >= nextReport || this.t === target)) {
+          onProgress(this.t, target);
+          nextReport = this.t + reportEvery;
+          await Promise.resolve();
+        }
       }
+    } finally {
+      this.colliderPoses.end();
     }
   }
 
@@ -242,7 +256,7 @@ export class AdaptiveSimulation implements Simulation {
         if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');
         this.stats.shrinksFromNewtonFailure++;
         this.stats.rejectedSteps++;
-        this.proposal = this.clampStep(h * o.newtonFailureShrink);
+        this.proposal = clampStep(this.options, h * o.newtonFailureShrink);
         this.lastRejected = true;
         continue;
       }
@@ -256,17 +270,17 @@ export class AdaptiveSimulation implements Simulation {
         } else {
           this.stats.shrinksFromErrorControl++;
           this.stats.rejectedSteps++;
-          this.proposal = this.clampStep(h * stepFactor(error, stepper.estimateOrder, o, true));
+          this.proposal = clampStep(this.options, h * stepFactor(error, stepper.estimateOrder, o, true));
           this.lastRejected = true;
           continue;
         }
       }
       stepper.accept();
       this.t = clipped ? target : this.t + h;
-      this.recordAccepted(h, error, clipped);
+      recordAccepted(this.stats, h, error, clipped);
       const next = h * stepFactor(error, stepper.estimateOrder, o, this.lastRejected);
       // A step shortened to land on the target says nothing against the step planned before it.
-      this.proposal = this.clampStep(clipped ? Math.max(next, planned) : next);
+      this.proposal = clampStep(this.options, clipped ? Math.max(next, planned) : next);
       this.lastRejected = false;
       return;
     }
@@ -284,16 +298,7 @@ export class AdaptiveSimulation implements Simulation {
     stepper.accept();
     this.t = step.h === target - this.t ? target : this.t + step.h;
     if (!step.limited) this.proposal = step.next;
-    this.recordAccepted(step.h, step.error, step.limited);
-  }
-
-  private recordAccepted(h: number, error: number, shortened: boolean): void {
-    const s = this.stats;
-    s.acceptedSteps++;
-    if (!shortened) s.smallestStep = Math.min(s.smallestStep, h);
-    s.largestStep = Math.max(s.largestStep, h);
-    s.lastErrorEstimate = error;
-    s.maxErrorEstimate = Math.max(s.maxErrorEstimate, error);
+    recordAccepted(this.stats, step.h, step.error, step.limited);
   }
 
   private firstStep(): number {
@@ -305,17 +310,7 @@ export class AdaptiveSimulation implements Simulation {
     const start = 'current' in this.stepper ? this.stepper.current : null;
     const guess = startingStepOf(this.model, start, this.stepper.estimateOrder, o, this.real);
     this.startingEvaluations += guess.evaluations;
-    return this.clampStep(guess.step);
-  }
-
-  /**
-   * A step in [minStep, maxStep]; a NaN, infinite or non-positive one (Hairer's estimate or a
-   * step factor from a state of 1e300s) is minStep, where a failure ends the run instead of being
-   * retried forever.
-   */
-  private clampStep(h: number): number {
-    const o = this.options;
-    return Number.isFinite(h) && h > 0 ? Math.min(o.maxStep, Math.max(o.minStep, h)) : o.minStep;
+    return clampStep(this.options, guess.step);
   }
 
   /**
@@ -385,10 +380,23 @@ export class AdaptiveSimulation implements Simulation {
   release(_indices: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'release()'); } // prettier-ignore
   /** Refused, as {@link setParticles}. */
   setTargets(_indices: ArrayLike<number>, _positions: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'setTargets()'); } // prettier-ignore
-  /** Refused with a {@link WeftInputError} naming `integrator`: an adaptive simulation's colliders are static. */
-  setColliderPose(_index: number, _pose: ColliderPose): void { refuseColliderPose(this.lifecycle); } // prettier-ignore
+  /**
+   * Moves collider `index` to `pose` over the next {@link advanceTo} (rk45 and step doubling: each
+   * accepted step moves it by h u, u = the pose change over the call's duration; the contacts use u
+   * as the surface's velocity, as a fixed-step simulation's do); {@link advance} refuses to run
+   * while a pose is pending, as it has no duration to move it over.
+   */
+  setColliderPose(index: number, pose: ColliderPose): void {
+    this.lifecycle.check('setColliderPose()');
+    this.colliderPoses.set(index, pose);
+  }
 
   destroy(): void {
     if (this.lifecycle.destroy()) this.freeBackend();
   }
+}
+
+/** Connects `poses` to a stepper that runs the program's contacts (a program stepper; the others have no colliders). */
+function connectPoses(poses: ColliderPoses, stepper: object): void {
+  if ('writeCollider' in stepper) poses.connect(stepper as ColliderSink);
 }

@@ -1,4 +1,4 @@
-/** An adaptive simulation's statistics in the shape the implicit integrators report. */
+/** An adaptive simulation's statistics: an accepted step recorded, and the shape the implicit integrators report. */
 import type { AdaptiveStats } from '../integrators/adaptive-options.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 
@@ -22,3 +22,12 @@ export function solverStatsOf(stats: AdaptiveStats): SolverStats {
     converged: stats.accuracyMet,
   };
 }
+
+/** The statistics of an accepted step h with scaled error `error` (`shortened` to land on a target: not a smallest step). */
+export function recordAccepted(stats: Pick<AdaptiveStats, 'acceptedSteps' | 'smallestStep' | 'largestStep' | 'lastErrorEstimate' | 'maxErrorEstimate'>, h: number, error: number, shortened: boolean): void {
+  stats.acceptedSteps++;
+  if (!shortened) stats.smallestStep = Math.min(stats.smallestStep, h);
+  stats.largestStep = Math.max(stats.largestStep, h);
+  stats.lastErrorEstimate = error;
+  stats.maxErrorEstimate = Math.max(stats.maxErrorEstimate, error);
+} // prettier-ignore

@@ -35,6 +35,15 @@ export function stepFactor(
 }
 
 /**
+ * A step in [minStep, maxStep]; a NaN, infinite or non-positive one (Hairer's estimate or a step
+ * factor from a state of 1e300s) is minStep, where a failure ends the run instead of being retried
+ * forever.
+ */
+export function clampStep(o: { minStep: number; maxStep: number }, h: number): number {
+  return Number.isFinite(h) && h > 0 ? Math.min(o.maxStep, Math.max(o.minStep, h)) : o.minStep;
+}
+
+/**
  * Hairer's starting step (Solving ODEs I, §II.4, "Starting step size"), in the tolerance-scaled
  * norm: d₀ = ‖y₀‖, d₁ = ‖F(y₀)‖, h₀ = 0.01 d₀/d₁ (10⁻⁶ if either is < 10⁻⁵), one explicit Euler
  * step to y₁, d₂ = ‖F(y₁) − F(y₀)‖ / h₀, h₁ = (0.01 / max(d₁, d₂))^(1/q) (max(10⁻⁶, 10⁻³ h₀) if

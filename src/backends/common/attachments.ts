@@ -56,12 +56,6 @@ export function refuseAttachments(lifecycle: { check(what: string): void }, what
   throw new WeftInputError('integrator', `${what} is not supported by adaptive integrators (their step-size controller and error history would not describe the changed state); use a fixed-step integrator`); // prettier-ignore
 }
 
-/** setColliderPose() on an adaptive simulation, whose colliders are static: a WeftInputError naming `integrator`. */
-export function refuseColliderPose(lifecycle: { check(what: string): void }): never {
-  lifecycle.check('setColliderPose()');
-  throw new WeftInputError('integrator', 'setColliderPose() is not supported by adaptive integrators yet (their colliders are static: rk45 and step doubling project each accepted step onto them where they are); use a fixed-step integrator'); // prettier-ignore
-}
-
 /** The names of a program's velocity-history ring entries (multistep: Fv@0 …), for kinematic motion. */
 export function velocityHistory(program: Program): string[] {
   return Array.from({ length: program.rings['Fv'] ?? 0 }, (_, j) => ringEntry('Fv', j));

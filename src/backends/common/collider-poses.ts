@@ -32,6 +32,8 @@ export class ColliderPoses {
   /** Colliders that moved in the last call (their velocity is to be reset) or have a new pose. */
   private readonly changed = new Set<number>();
   private sink: ColliderSink | null = null;
+  /** A pose was set and no call has begun to move to it yet. */
+  private requested = false;
 
   constructor(colliders: readonly ResolvedCollider[]) {
     this.from = [...colliders];
@@ -46,11 +48,13 @@ export class ColliderPoses {
   set(index: number, pose: unknown): void {
     this.target[index as number] = posedCollider(this.target, index, pose);
     this.changed.add(index);
+    this.requested = true;
   }
 
   /** Before a call of `steps` steps of h: each changed collider's start pose and velocity. */
   begin(steps: number, h: number): void {
     if (this.changed.size === 0 || steps === 0 || !this.sink) return;
+    this.requested = false;
     const moving = new Set<number>();
     for (const k of this.changed) {
       const [a, b] = [this.from[k]!, this.target[k]!];
@@ -65,6 +69,11 @@ export class ColliderPoses {
     }
     this.changed.clear();
     for (const k of moving) this.changed.add(k);
+  }
+
+  /** Whether a pose was set that no call has begun to move to. */
+  get pending(): boolean {
+    return this.requested;
   }
 
   /** After the call: each collider that moved is put exactly on its pose, at rest until the next call. */

@@ -100,11 +100,11 @@ export interface Simulation {
    */
   setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void;
   /**
-   * Kinematic colliders (fixed-step integrators; adaptive ones refuse it: their colliders are static): moves collider
-   * `index` of the model to `pose` (its centre, a capsule's ends, a plane's point and normal). As
-   * with {@link setTargets}, the next call of step(), advance() or advanceTo() moves it there at
-   * constant velocity u = (pose − previous pose) / (steps · dt) and puts it exactly on the pose at
-   * the end; contacts use u as the surface's velocity, so a particle resting on the collider moves
+   * Kinematic colliders: moves collider `index` of the model to `pose` (its centre, a capsule's
+   * ends, a plane's point and normal). As with {@link setTargets}, the next call of step(),
+   * advance() or advanceTo() moves it there at constant velocity u = (pose − previous pose) /
+   * (steps · dt) — for rk45 and step doubling, over the next advanceTo(t): (pose − previous pose) /
+   * (t − now); their advance(n) refuses a pending pose — and puts it exactly on the pose at the end; contacts use u as the surface's velocity, so a particle resting on the collider moves
    * with it and friction acts on the velocity relative to it. On WebGPU a `queue.writeBuffer`, no
    * readback. Bad input is a {@link WeftInputError} naming `index` or `pose.<field>`.
    */

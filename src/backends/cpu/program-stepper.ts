@@ -15,6 +15,7 @@ import {
   type StatePair,
 } from '../common/stepper.ts';
 import { CpuExecutor } from './executor.ts';
+import type { ResolvedCollider } from '../../model/colliders.ts';
 
 export class CpuProgramStepper implements AdaptiveStepper {
   readonly estimateOrder: number;
@@ -37,6 +38,11 @@ export class CpuProgramStepper implements AdaptiveStepper {
     this.executor = new CpuExecutor(model, program, precision);
     this.executor.vector('x').set(initial.positions);
     this.executor.vector('v').set(initial.velocities);
+  }
+
+  /** A kinematic collider's pose and velocity (ColliderSink, src/backends/common/collider-poses.ts). */
+  writeCollider(k: number, pose: ResolvedCollider, up: readonly number[], uq: readonly number[]): void {
+    this.executor.contacts?.setCollider(k, pose, up, uq);
   }
 
   /** The accepted state. */

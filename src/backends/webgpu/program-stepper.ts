@@ -17,6 +17,7 @@ import {
 } from '../common/stepper.ts';
 import { checkDeviceFits } from './device-fits.ts';
 import { WebGpuExecutor } from './executor.ts';
+import type { ResolvedCollider } from '../../model/colliders.ts';
 
 /** The reductions need a power of two. */
 const WORKGROUP = 64;
@@ -50,6 +51,11 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
 
   get positions(): GPUBuffer {
     return this.executor.positions;
+  }
+
+  /** A kinematic collider's pose and velocity (ColliderSink, src/backends/common/collider-poses.ts). */
+  writeCollider(k: number, pose: ResolvedCollider, up: readonly number[], uq: readonly number[]): void {
+    this.executor.contacts?.writeCollider(k, pose, up, uq);
   }
 
   /** Evaluations of a(x, v), or of the spring forces and Jacobians (one per Newton iteration and residual check). */
