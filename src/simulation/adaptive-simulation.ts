@@ -4,8 +4,8 @@
  * lands exactly on the time asked for (the last step is clipped).
  */
 import { Lifecycle } from '../backends/common/lifecycle.ts';
-import { refuseAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
-import { ColliderPoses, type ColliderSink } from '../backends/common/collider-poses.ts';
+import type { ParticleUpdate } from '../backends/common/attachments.ts';
+import { AdaptiveEdits } from './adaptive-edits.ts';
 import type { SolverStats } from '../integrators/implicit-options.ts';
 import { recordAccepted, solverStatsOf } from './adaptive-stats.ts';
 import { adaptiveProgram } from '../integrators/adaptive-programs.ts';
@@ -57,7 +57,6 @@ export class AdaptiveSimulation implements Simulation {
   /** WebGPU with the controller on the GPU (fused-stepper.ts): whole batches of steps per submission. */
   private readonly fused: FusedAdaptiveStepper | null;
   private readonly freeBackend: () => void;
-  private readonly newtonStepper: VelocityImplicitEulerStepper | null;
   private readonly real: (length: number) => RealArray;
   private t = 0;
   /** The controller's proposal for the next step; null until the first step. */
@@ -78,8 +77,8 @@ export class AdaptiveSimulation implements Simulation {
   private startingEvaluations = 0;
   private readonly lifecycle = new Lifecycle();
   private readonly watch: StateWatch;
-  /** Kinematic colliders (setColliderPose): moved over each advanceTo() by the program's `moveColliders`. */
-  private readonly colliderPoses: ColliderPoses;
+  /** Particle and collider edits (adaptive-edits.ts): moved over each advanceTo(). */
+  private readonly edits: AdaptiveEdits;
 
   /** CPU: `new AdaptiveSimulation(model, options)`; WebGPU: {@link createAdaptiveSimulation}. */
   constructor(
@@ -99,7 +98,7 @@ export class AdaptiveSimulation implements Simulation {
     this.options = o;
     this.model = model;
     this.watch = new StateWatch(model);
-    this.colliderPoses = new ColliderPoses(model.colliders);
+    this.edits = new AdaptiveEdits(model);
     this.integrator = o.integrator;
     this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
@@ -110,18 +109,17 @@ export class AdaptiveSimulation implements Simulation {
     if (gpu) {
       this.stepper = gpu.stepper;
       this.fused = gpu.stepper instanceof FusedAdaptiveStepper ? gpu.stepper : null;
-      this.newtonStepper = null;
       this.description = `${gpu.description}, ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
-      connectPoses(this.colliderPoses, this.stepper);
+      this.edits.connect(this.stepper, model, o.integrator, Boolean(this.fused));
       return;
     }
+    const live = this.edits.model;
     this.stepper =
       o.integrator === 'velocity-implicit-euler'
         ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
-        : new CpuProgramStepper(model, initial, adaptiveProgram(o, model), o.precision);
-    this.newtonStepper = this.stepper instanceof VelocityImplicitEulerStepper ? this.stepper : null;
+        : new CpuProgramStepper(live, initial, adaptiveProgram(o, model), o.precision);
     this.fused = null;
-    connectPoses(this.colliderPoses, this.stepper);
+    this.edits.connect(this.stepper, live, o.integrator, false);
     this.description = `CPU (TypeScript, ${o.precision === 'f64' ? 'float64' : 'float32 storage'}), ${what}, accuracy ${o.accuracy} (${o.errorControl})`;
   }
 
@@ -159,8 +157,8 @@ export class AdaptiveSimulation implements Simulation {
 
   private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
-    if (this.colliderPoses.pending)
-      throw new WeftInputError('setColliderPose', 'a pose is reached over the next advanceTo(t), which gives it a duration: advance(n) has none'); // prettier-ignore
+    this.edits.requireNothingPending();
+    this.edits.begin(1); // nothing pending: kinematic particles and colliders at rest over the call
     if (this.fused) {
       const before = this.stats.acceptedSteps;
       if (steps > 0) await this.advanceFused(null, steps, () => onProgress?.(this.stats.acceptedSteps - before, steps)); // prettier-ignore
@@ -191,8 +189,8 @@ export class AdaptiveSimulation implements Simulation {
     const start = this.t;
     const reportEvery = (target - start) / 100;
     let nextReport = start + reportEvery;
-    // Colliders move at (pose − pose now) / (target − t) over the call; a failed call leaves them on their poses.
-    if (target > start) this.colliderPoses.begin(1, target - start);
+    // Targets and poses are reached over the call (adaptive-edits.ts); a failed call leaves them there.
+    if (target > start) this.edits.begin(target - start);
     try {
       while (this.t < target) {
         await this.stepTowards(target);
@@ -203,7 +201,7 @@ export class AdaptiveSimulation implements Simulation {
         }
       }
     } finally {
-      this.colliderPoses.end();
+      this.edits.end();
     }
   }
 
@@ -346,19 +344,13 @@ export class AdaptiveSimulation implements Simulation {
       derivativeEvaluations: (this.fused ? this.fused.stats.evaluations : this.stepwise().derivativeEvaluations) + this.startingEvaluations, // prettier-ignore
       newton: this.fused
         ? { ...this.fused.stats.newton }
-        : this.newtonStepper
-          ? { ...this.newtonStepper.newton }
-          : 'newton' in this.stepper
-            ? { ...(this.stepper as { newton: NewtonStats }).newton }
-            : emptyNewtonStats(),
+        : 'newton' in this.stepper
+          ? { ...(this.stepper as { newton: NewtonStats }).newton }
+          : emptyNewtonStats(),
     };
   }
 
-  /**
-   * The statistics in the shape the implicit integrators report ({@link SolverStats}), for code
-   * that prints those: steps = accepted steps, Newton iterations and linear solves of
-   * velocity-implicit-euler (zeros for the explicit schemes), converged = accuracy met so far.
-   */
+  /** The statistics in the shape the implicit integrators report (src/simulation/adaptive-stats.ts). */
   async readSolverStats(): Promise<SolverStats> {
     this.lifecycle.check('readSolverStats()');
     return solverStatsOf(this.readStats());
@@ -369,34 +361,39 @@ export class AdaptiveSimulation implements Simulation {
   }
 
   /**
-   * Refused with a {@link WeftInputError} naming `integrator`, as are pin(), release() and
-   * setTargets(): the step-size controller's proposal and error history would not describe the
-   * changed state.
+   * Teleports particles (rk45 and step doubling; adaptive-edits.ts). Velocity-implicit Euler and the
+   * fused kernel refuse it, and pin(), release(), setTargets(), naming `integrator` or `fused`.
    */
-  setParticles(_update: ParticleUpdate): void { refuseAttachments(this.lifecycle, 'setParticles()'); } // prettier-ignore
-  /** Refused, as {@link setParticles}. */
-  pin(_indices: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'pin()'); } // prettier-ignore
-  /** Refused, as {@link setParticles}. */
-  release(_indices: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'release()'); } // prettier-ignore
-  /** Refused, as {@link setParticles}. */
-  setTargets(_indices: ArrayLike<number>, _positions: ArrayLike<number>): void { refuseAttachments(this.lifecycle, 'setTargets()'); } // prettier-ignore
-  /**
-   * Moves collider `index` to `pose` over the next {@link advanceTo} (rk45 and step doubling: each
-   * accepted step moves it by h u, u = the pose change over the call's duration; the contacts use u
-   * as the surface's velocity, as a fixed-step simulation's do); {@link advance} refuses to run
-   * while a pose is pending, as it has no duration to move it over.
-   */
+  setParticles(update: ParticleUpdate): void {
+    this.lifecycle.check('setParticles()');
+    this.edits.setParticles(update);
+  }
+
+  /** Pins particles (inverse mass 0, at rest), as a fixed-step simulation does. */
+  pin(indices: ArrayLike<number>): void {
+    this.lifecycle.check('pin()');
+    this.edits.pin(indices);
+  }
+
+  /** Releases pinned particles. */
+  release(indices: ArrayLike<number>): void {
+    this.lifecycle.check('release()');
+    this.edits.release(indices);
+  }
+
+  /** Kinematic particles: each reaches its target over the next {@link advanceTo}, at constant velocity. */
+  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void {
+    this.lifecycle.check('setTargets()');
+    this.edits.setTargets(indices, positions);
+  }
+
+  /** Moves collider `index` to `pose` over the next {@link advanceTo} (as {@link setTargets} moves particles). */
   setColliderPose(index: number, pose: ColliderPose): void {
     this.lifecycle.check('setColliderPose()');
-    this.colliderPoses.set(index, pose);
+    this.edits.setColliderPose(index, pose);
   }
 
   destroy(): void {
     if (this.lifecycle.destroy()) this.freeBackend();
   }
-}
-
-/** Connects `poses` to a stepper that runs the program's contacts (a program stepper; the others have no colliders). */
-function connectPoses(poses: ColliderPoses, stepper: object): void {
-  if ('writeCollider' in stepper) poses.connect(stepper as ColliderSink);
 }

@@ -50,6 +50,8 @@ export async function createAdaptiveSimulation(
   requireFeatureSupport(model, o.integrator);
   if (backend === 'cpu') return new AdaptiveSimulation(model, options);
   const program = adaptiveProgram(o, model);
+  // The stepper's own inverse masses and fixed flags, which pin() and release() change (adaptive-edits.ts).
+  const stepperModel = { ...model, particleInvMass: model.particleInvMass.slice(), particleFixed: model.particleFixed.slice() }; // prettier-ignore
   const fused = options.fused ?? model.particleCount <= FUSED_MAX_PARTICLES;
   // What the GPU cannot run is refused before a device is requested; what the device refuses
   // while the stepper is made (its pipelines included) fails the creation (withDevice).
@@ -57,16 +59,16 @@ export async function createAdaptiveSimulation(
     let stepper: WebGpuProgramStepper | FusedAdaptiveStepper | null = null;
     if (fused) {
       try {
-        stepper = new FusedAdaptiveStepper(device, model, program, o);
+        stepper = new FusedAdaptiveStepper(device, stepperModel, program, o);
       } catch (error) {
         if (!(error instanceof FusedUnsupported)) throw error;
         if (options.fused === true) throw new WeftInputError('fused', `has no form for this program: ${error.message}`); // prettier-ignore
       }
     }
-    const made = stepper ?? new WebGpuProgramStepper(device, model, program, o.tolerances.norm);
+    const made = stepper ?? new WebGpuProgramStepper(device, stepperModel, program, o.tolerances.norm);
     const what = made instanceof FusedAdaptiveStepper ? ', fused' : '';
     return new AdaptiveSimulation(
-      model,
+      stepperModel,
       { ...options, precision: 'f32' },
       {
         stepper: made,

@@ -46,16 +46,6 @@ interface Kinematic {
   target: [number, number, number];
 }
 
-/**
- * What an adaptive simulation answers to setParticles(), pin(), release() and setTargets(): a
- * {@link WeftInputError} naming `integrator`. Its controller's step proposal and error history, and
- * its steppers' states, would not describe the changed state; fixed-step integrators support them.
- */
-export function refuseAttachments(lifecycle: { check(what: string): void }, what: string): never {
-  lifecycle.check(what);
-  throw new WeftInputError('integrator', `${what} is not supported by adaptive integrators (their step-size controller and error history would not describe the changed state); use a fixed-step integrator`); // prettier-ignore
-}
-
 /** The names of a program's velocity-history ring entries (multistep: Fv@0 …), for kinematic motion. */
 export function velocityHistory(program: Program): string[] {
   return Array.from({ length: program.rings['Fv'] ?? 0 }, (_, j) => ringEntry('Fv', j));
@@ -197,6 +187,12 @@ export class ParticleAttachments {
   /** Whether any particle is kinematic. */
   get moving(): boolean {
     return this.kinematic.size > 0;
+  }
+
+  /** Whether a kinematic particle has a target it has not started to move to. */
+  get pending(): boolean {
+    for (const m of this.kinematic.values()) if (m.target.some((x, c) => x !== m.from[c])) return true;
+    return false;
   }
 
   /**

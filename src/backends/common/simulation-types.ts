@@ -64,8 +64,9 @@ export interface Simulation {
    * Writes the positions and/or velocities of the particles `indices` (teleport, reset) between
    * steps; on WebGPU with `queue.writeBuffer`, no readback. The scheme then goes on as a simulation
    * created at the new state would: its setup runs again (Newmark's a, the variational scheme's
-   * momenta) and a multistep scheme restarts its history with RK4 steps. Adaptive integrators
-   * refuse it (a {@link WeftInputError} naming `integrator`). A pinned particle keeps velocity 0.
+   * momenta) and a multistep scheme restarts its history with RK4 steps; rk45 evaluates its first
+   * stage again. Velocity-implicit Euler and the fused adaptive kernel refuse it and the other
+   * attachment calls (a {@link WeftInputError} naming `integrator` or `fused`). A pinned particle keeps velocity 0.
    * Bad input is a {@link WeftInputError} naming `indices[k]`, `positions[k]` or `velocities[k]`.
    */
   setParticles(update: ParticleUpdate): void;
@@ -90,7 +91,8 @@ export interface Simulation {
    * Kinematic attachments: pins the particles `indices` and drives them to `positions` (xyz per
    * index, m). A particle that was not kinematic is placed at its first target at once, at rest;
    * after that, each call of step(), advance() or advanceTo() moves it at constant velocity
-   * v = (target − previous target) / (steps · dt) and puts it exactly on the target at the end, so
+   * v = (target − previous target) / (steps · dt) — for rk45 and step doubling, over the next
+   * advanceTo(t): / (t − now); their advance(n) refuses a pending target — and puts it exactly on the target at the end, so
    * the implicit solvers see the prescribed motion through v (Baraff & Witkin 1998, §5: a
    * constrained particle's Δv is filtered to 0). Call it once per frame with the new targets.
    * Not yet for variational-symplectic-implicit: it holds a pinned particle by a zero increment

@@ -45,6 +45,20 @@ export class CpuProgramStepper implements AdaptiveStepper {
     this.executor.contacts?.setCollider(k, pose, up, uq);
   }
 
+  /** EditableStepper (src/simulation/adaptive-edits.ts): xyz of `indices` into the vector `name`. */
+  writeVector(name: string, indices: Uint32Array, xyz: Float64Array): void {
+    const to = this.executor.vector(name);
+    indices.forEach((i, k) => to.set(xyz.subarray(3 * k, 3 * k + 3), 3 * i));
+  }
+
+  /** EditableStepper: nothing to upload (the executor reads its model's inverse masses). */
+  writeMasses(): void {}
+
+  /** EditableStepper: the state changed, so `first` runs again. */
+  invalidate(): void {
+    this.firstValid = false;
+  }
+
   /** The accepted state. */
   get current(): StatePair {
     return { positions: this.executor.vector('x'), velocities: this.executor.vector('v') };

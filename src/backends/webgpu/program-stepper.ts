@@ -58,6 +58,21 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
     this.executor.contacts?.writeCollider(k, pose, up, uq);
   }
 
+  /** EditableStepper (src/simulation/adaptive-edits.ts): xyz of `indices` into the vector `name`. */
+  writeVector(name: string, indices: Uint32Array, xyz: Float64Array): void {
+    this.executor.writeParticles(name, indices, xyz);
+  }
+
+  /** EditableStepper: uploads the model's inverse masses of `indices`. */
+  writeMasses(indices: Uint32Array): void {
+    this.executor.writeMasses(indices);
+  }
+
+  /** EditableStepper: the state changed, so `first` runs again. */
+  invalidate(): void {
+    this.firstValid = false;
+  }
+
   /** Evaluations of a(x, v), or of the spring forces and Jacobians (one per Newton iteration and residual check). */
   get derivativeEvaluations(): number {
     return this.executor.evaluations + this.residualEvaluations;

@@ -1,0 +1,118 @@
+/**
+ * What an adaptive simulation (rk45, step doubling) lets an app change while it runs, as a
+ * fixed-step one does (src/backends/common/attachments.ts, collider-poses.ts): teleport particles
+ * (setParticles), pin and release them, drive pinned ones along targets (setTargets), and move
+ * kinematic colliders (setColliderPose). A call has no step count here, so its duration is the
+ * advanceTo(t) that follows: a kinematic particle moves at (target − from) / (t − now) over it and
+ * a collider at (pose − pose now) / (t − now), each accepted step by h times that; advance(n) has
+ * no duration and refuses to run while a target or pose is pending. A write to the state makes the
+ * stepper evaluate its first stage again (rk45's k₁ = F(y) is kept per accepted state).
+ * Velocity-implicit Euler (Drake's stepper on the CPU) and the fused WebGPU kernel keep their state
+ * their own way: they refuse the particle edits, naming `integrator` or `fused`.
+ */
+import { ParticleAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
+import { ColliderPoses, type ColliderSink } from '../backends/common/collider-poses.ts';
+import { WeftInputError } from '../core/errors.ts';
+import type { Model } from '../model/model.ts';
+import type { ColliderPose } from '../model/collider-pose.ts';
+
+/** A stepper whose state the edits write: the program steppers (CPU and per-op WebGPU). */
+export interface EditableStepper extends ColliderSink {
+  /** Writes xyz values of `indices` into the vector `name` ('x' or 'v'). */
+  writeVector(name: string, indices: Uint32Array, xyz: Float64Array): void;
+  /** The stepper's model's inverse masses of `indices` changed: upload them (WebGPU). */
+  writeMasses(indices: Uint32Array): void;
+  /** The state changed under the stepper: its first stage is to be evaluated again. */
+  invalidate(): void;
+}
+
+/** The particle and collider edits of an adaptive simulation (this module's comment). */
+export class AdaptiveEdits {
+  /** The model with its own fixed flags and inverse masses, which pin and release change. */
+  readonly model: Model;
+  private readonly attachments: ParticleAttachments;
+  private readonly poses: ColliderPoses;
+  /** Why the particle edits are refused ([field, reason]); null when the stepper takes them. */
+  private refusal: readonly [string, string] | null = ['integrator', 'no stepper connected'];
+
+  constructor(model: Model) {
+    this.attachments = new ParticleAttachments(model);
+    this.model = this.attachments.model;
+    this.poses = new ColliderPoses(model.colliders);
+  }
+
+  /**
+   * Connects `stepper`, built on `stepperModel` (this.model on the CPU; on WebGPU a private copy
+   * whose masses are kept equal to this.model's); one that is not an {@link EditableStepper}
+   * refuses the particle edits, naming `fused` or `integrator`.
+   */
+  connect(stepper: object, stepperModel: Model, integrator: string, fused: boolean): void {
+    if (!('invalidate' in stepper)) {
+      this.refusal = fused ? ['fused', 'the fused kernel keeps its own state; create the simulation with fused: false'] : ['integrator', `'${integrator}' keeps its Newton state its own way; use 'rk45', 'step-doubling' or a fixed-step integrator`]; // prettier-ignore
+      return;
+    }
+    const editable = stepper as EditableStepper;
+    this.refusal = null;
+    this.poses.connect(editable);
+    this.attachments.connect({
+      writeVector: (name, indices, xyz) => editable.writeVector(name, indices, xyz),
+      writeMasses: (indices) => {
+        for (const i of indices) {
+          stepperModel.particleInvMass[i] = this.model.particleInvMass[i]!;
+          stepperModel.particleFixed[i] = this.model.particleFixed[i]!;
+        }
+        editable.writeMasses(indices);
+      },
+      restart: () => editable.invalidate(),
+      rebuildHierarchy: () => {}, // explicit programs: no multigrid hierarchy
+    });
+  }
+
+  setParticles(update: ParticleUpdate): void {
+    this.refuse('setParticles()');
+    this.attachments.setParticles(update);
+  }
+
+  pin(indices: ArrayLike<number>): void {
+    this.refuse('pin()');
+    this.attachments.pin(indices);
+  }
+
+  release(indices: ArrayLike<number>): void {
+    this.refuse('release()');
+    this.attachments.release(indices);
+  }
+
+  setTargets(indices: ArrayLike<number>, positions: ArrayLike<number>): void {
+    this.refuse('setTargets()');
+    this.attachments.setTargets(indices, positions);
+  }
+
+  setColliderPose(index: number, pose: ColliderPose): void {
+    this.poses.set(index, pose);
+  }
+
+  /** Throws, naming what advance(n) lacks, when a target or a pose waits for a call with a duration. */
+  requireNothingPending(): void {
+    if (this.poses.pending || this.attachments.pending)
+      throw new WeftInputError(this.poses.pending ? 'setColliderPose' : 'setTargets', 'a new pose or target is reached over the next advanceTo(t), which gives it a duration: advance(n) has none'); // prettier-ignore
+  }
+
+  /** Before advanceTo over `duration` s: the kinematic particles' and colliders' velocities. */
+  begin(duration: number): void {
+    this.attachments.begin(1, duration);
+    this.poses.begin(1, duration);
+  }
+
+  /** After it: kinematic particles and colliders exactly on their targets. */
+  end(): void {
+    this.attachments.end();
+    this.poses.end();
+  }
+
+  private refuse(what: string): void {
+    if (!this.refusal) return;
+    const [field, reason] = this.refusal;
+    throw new WeftInputError(field, `${what} is not supported here: ${reason}`);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Attachments with rk45 and step doubling on the CPU (issue 13; src/simulation/adaptive-edits.ts):
+ * teleport, pin, release and kinematic targets reached over each advanceTo(t), as a fixed-step
+ * simulation reaches them over each call. References: free fall in closed form (both schemes are
+ * exact under a constant acceleration), and fixed-step RK4 at h = 1/30 ms driven by the same targets
+ * over the same call durations (the kinematic particle then moves at the same constant velocity).
+ */
+import { describe, expect, test } from 'vitest';
+import {
+  createAdaptiveSimulation,
+  createModel,
+  createSimulation,
+  WeftInputError,
+  type AdaptiveOptions,
+  type Model,
+  type Simulation,
+} from '../src/index.ts';
+import { expectClose } from './helpers/expect-close.ts';
+
+const G = 9.81;
+/** Two particles 0.3 m apart on a spring (k = 40 N/m, 0.1 kg each), the first to be driven. */
+function driven(): Model {
+  return createModel({ positions: [0, 0, 0, 0, -0.3, 0], masses: [0.1, 0.1], springPairs: [0, 1], springStiffness: 40, springRestLengths: [0.25] }); // prettier-ignore
+}
+/** The driven particle's target at time t: a circle of 0.1 m radius in x–z, once around in 0.5 s. */
+const target = (t: number): number[] => [
+  0.1 * Math.sin(4 * Math.PI * t),
+  0,
+  0.1 * (1 - Math.cos(4 * Math.PI * t)),
+];
+
+/** `calls` calls of `duration` s: each simulation's setTargets(particle 0, target(t)), then `run(t)` to the call's end t. */
+async function drive(simulations: Pick<Simulation, 'setTargets'>[], calls: number, duration: number, run: (t: number) => Promise<void>) {
+  for (let c = 1; c <= calls; c++) {
+    for (const simulation of simulations) simulation.setTargets!([0], target(c * duration));
+    await run(c * duration);
+  }
+} // prettier-ignore
+
+describe.each([
+  ['rk45', { integrator: 'rk45', accuracy: 1e-9 }],
+  ['step-doubling(rk4)', { integrator: 'step-doubling', scheme: 'rk4', accuracy: 1e-9 }],
+] as [string, AdaptiveOptions][])('%s', (_, options) => {
+  test('a particle driven along targets over each advanceTo: exactly on them, its neighbour as RK4 says', async () => {
+    const model = driven();
+    const simulation = await createAdaptiveSimulation(model, options);
+    const reference = await createSimulation(model, { integrator: 'rk4', dt: 1 / 30000 });
+    const duration = 1 / 30;
+    await drive([simulation, reference], 15, duration, async (t) => {
+      await simulation.advanceTo(t);
+      await reference.advance(1000); // 1000 h = the call's 1/30 s
+      const [state, exact] = [await simulation.readState(), await reference.readState()];
+      // The driven particle ends each call on its target (put there exactly; float64 rounding).
+      expectClose(state.positions.subarray(0, 3), target(t), 1e-15, `driven particle at ${t} s (m)`);
+      // Same ODE (the driven particle at the same constant velocity in each call): RK4's O(h⁴) at 1/30 ms is
+      // ~1e-12 m here, the adaptive runs' 1e-9 a step over ~10 steps a call (measured ≤ 1.2e-9 m).
+      expectClose(state.positions, exact.positions, 2e-8, `positions at ${t} s vs RK4 (m)`);
+    });
+    // The neighbour was swung: it left its start by more than the circle's radius / 10.
+    const { positions } = await simulation.readState();
+    expect(Math.hypot(positions[3]!, positions[4]! + 0.3, positions[5]!)).toBeGreaterThan(0.01);
+    reference.destroy();
+  });
+
+  test('pin stops a falling particle where it is; release lets it fall again from rest: ½ g t²', async () => {
+    const model = createModel({ positions: [0, 1, 0], masses: [0.1], springPairs: [], springStiffness: 0 });
+    const simulation = await createAdaptiveSimulation(model, options);
+    await simulation.advanceTo(0.2);
+    const fallen = (await simulation.readState()).positions[1]!;
+    expect(fallen).toBeCloseTo(1 - 0.5 * G * 0.2 * 0.2, 12);
+    simulation.pin([0]);
+    await simulation.advanceTo(0.5);
+    const pinned = await simulation.readState();
+    expect(pinned.positions[1]).toBe(fallen);
+    expect(Array.from(pinned.velocities)).toEqual([0, 0, 0]);
+    simulation.release([0]);
+    await simulation.advanceTo(0.8);
+    expect((await simulation.readState()).positions[1]).toBeCloseTo(fallen - 0.5 * G * 0.3 * 0.3, 12);
+  });
+
+  test('setParticles teleports: the next steps start from the written position and velocity', async () => {
+    const model = createModel({ positions: [0, 1, 0], masses: [0.1], springPairs: [], springStiffness: 0 });
+    const simulation = await createAdaptiveSimulation(model, options);
+    await simulation.advanceTo(0.1);
+    simulation.setParticles({ indices: [0], positions: [2, 5, 0], velocities: [1, 3, 0] });
+    await simulation.advanceTo(0.4);
+    const { positions, velocities } = await simulation.readState();
+    // x = x₀ + v₀ t − ½ g t², t = 0.3 s after the teleport.
+    expect(positions[0]).toBeCloseTo(2 + 0.3, 12);
+    expect(positions[1]).toBeCloseTo(5 + 3 * 0.3 - 0.5 * G * 0.09, 12);
+    expect(velocities[1]).toBeCloseTo(3 - G * 0.3, 12);
+  });
+});
+
+test('a pending target refuses advance(n), naming setTargets; velocity-implicit Euler refuses the edits, naming integrator', async () => {
+  const simulation = await createAdaptiveSimulation(driven(), { integrator: 'rk45', accuracy: 1e-6 });
+  simulation.setTargets([0], [0, 0, 0]); // kinematic: placed there at once
+  await simulation.advance(1);
+  simulation.setTargets([0], [0.1, 0, 0]);
+  await expect(simulation.advance(1)).rejects.toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'setTargets' })); // prettier-ignore
+  await simulation.advanceTo(simulation.time + 0.1);
+  await simulation.advance(2); // reached: advance(n) runs, the particle held on its target
+  expect(Array.from((await simulation.readState()).positions.subarray(0, 3))).toEqual([0.1, 0, 0]);
+  expect(() => simulation.pin([7])).toThrow(/indices\[0\]/);
+  const vie = await createAdaptiveSimulation(driven(), {
+    integrator: 'velocity-implicit-euler',
+    accuracy: 1e-3,
+  });
+  for (const edit of [
+    () => vie.pin([0]),
+    () => vie.release([0]),
+    () => vie.setTargets([0], [0, 0, 0]),
+    () => vie.setParticles({ indices: [0], positions: [0, 0, 0] }),
+  ])
+    // prettier-ignore
+    expect(edit).toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'integrator' }));
+  expect(() => vie.pin([0])).toThrow(WeftInputError);
+});
