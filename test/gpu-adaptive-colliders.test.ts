@@ -17,23 +17,13 @@ import {
 import { colliderDistance } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { runBoth } from './helpers/adaptive-both.ts';
 import { incline, slide, THICKNESS } from './helpers/collider-scenes.ts';
 
 const node = useNodeDevice((device) => device);
 
-async function both(model: Model, options: AdaptiveOptions, tEnd: number) {
-  const gpu = await createAdaptiveSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
-  const cpu = await createAdaptiveSimulation(model, { ...options, precision: 'f32' });
-  try {
-    await gpu.advanceTo(tEnd);
-    await cpu.advanceTo(tEnd);
-    const [g, c] = [await gpu.readState(), await cpu.readState()];
-    return { gpu: g, cpu: c, description: gpu.description, steps: [gpu.stepCount, cpu.stepCount] };
-  } finally {
-    gpu.destroy();
-    cpu.destroy();
-  }
-}
+const both = (model: Model, options: AdaptiveOptions, tEnd: number) =>
+  runBoth(node.runner(), model, options, tEnd);
 
 test('step doubling (heun) on a 35° incline, μ = 0.5: the GPU slides by ½ g (sin θ − μ cos θ) t², as the CPU', async () => {
   const { model, down, a } = incline(35);

@@ -19,6 +19,7 @@ import {
 } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
+import { runBoth } from './helpers/adaptive-both.ts';
 import { largestStretch, softCloth } from './helpers/strain-cloth.ts';
 import { windTriangle } from './helpers/wind-triangle.ts';
 import { shot } from './helpers/self-contact-scenes.ts';
@@ -33,19 +34,8 @@ function bumpy(): Model {
   return createModel({ positions: flat.particlePositions.map((x, k) => x + bump(k)), masses: flat.particleMass, springPairs: [], springStiffness: 0, triangles: flat.triangleIndices, gravity: [0, 0, 0], bending: { stiffness: 0.05, damping: 0.002, restAngles: 'flat' } }); // prettier-ignore
 }
 
-async function both(model: Model, options: AdaptiveOptions, tEnd: number) {
-  const gpu = await createAdaptiveSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
-  const cpu = await createAdaptiveSimulation(model, { ...options, precision: 'f32' });
-  try {
-    await gpu.advanceTo(tEnd);
-    await cpu.advanceTo(tEnd);
-    const [g, c] = [await gpu.readState(), await cpu.readState()];
-    return { gpu: g, cpu: c, description: gpu.description, steps: [gpu.stepCount, cpu.stepCount] };
-  } finally {
-    gpu.destroy();
-    cpu.destroy();
-  }
-}
+const both = (model: Model, options: AdaptiveOptions, tEnd: number) =>
+  runBoth(node.runner(), model, options, tEnd);
 
 test('rk45 with damped hinges: the GPU unfolds the bumped sheet as the CPU does, losing the energy RK4 does', async () => {
   const model = bumpy();
