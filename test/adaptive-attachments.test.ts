@@ -116,3 +116,39 @@ test('a pending target refuses advance(n), naming setTargets; velocity-implicit 
     expect(edit).toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'integrator' }));
   expect(() => vie.pin([0])).toThrow(WeftInputError);
 });
+
+describe('edits around a call', () => {
+  test('after a failed advanceTo, a teleport is seen by the next attempt (rk45 evaluates k₁ again)', async () => {
+    // A stiff spring (ω = 1000 rad/s) stretched 0.1 m fails accuracy at the only step allowed (10 ms).
+    const model = createModel({ positions: [0, 0, 0, 1.1, 0, 0], masses: [1, 1], fixed: [0], springPairs: [0, 1], springStiffness: 1e6, springRestLengths: [1], gravity: [0, 0, 0] }); // prettier-ignore
+    const simulation = await createAdaptiveSimulation(model, { integrator: 'rk45', accuracy: 1e-9, minStep: 0.01, maxStep: 0.01, onMinStep: 'throw' }); // prettier-ignore
+    await expect(simulation.advanceTo(0.05)).rejects.toThrow(expect.objectContaining({ name: 'WeftStepSizeError' })); // prettier-ignore
+    // At its rest length and at rest the particle feels no force: it must stay exactly there.
+    simulation.setParticles({ indices: [1], positions: [1, 0, 0], velocities: [0, 0, 0] });
+    await simulation.advanceTo(simulation.time + 0.05);
+    const { positions, velocities } = await simulation.readState();
+    expect(Array.from(positions)).toEqual([0, 0, 0, 1, 0, 0]);
+    expect(Array.from(velocities)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  test('an edit while advanceTo runs (from its progress callback) is refused, naming the call', async () => {
+    const simulation = await createAdaptiveSimulation(driven(), { integrator: 'rk45', accuracy: 1e-6 });
+    const run = simulation.advanceTo(0.1, () => simulation.pin([1]));
+    await expect(run).rejects.toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'pin()' }));
+    simulation.pin([1]); // between calls it is taken
+    await simulation.advanceTo(0.2);
+    expect(Array.from((await simulation.readState()).velocities.subarray(3))).toEqual([0, 0, 0]);
+  });
+
+  test('advanceTo(now) with a new target pending leaves the particle where it is; the next call drives it', async () => {
+    const simulation = await createAdaptiveSimulation(driven(), { integrator: 'rk45', accuracy: 1e-6 });
+    simulation.setTargets([0], [0, 0, 0]);
+    simulation.setTargets([0], [0.1, 0, 0]);
+    await simulation.advanceTo(0);
+    expect(Array.from((await simulation.readState()).positions.subarray(0, 3))).toEqual([0, 0, 0]);
+    await simulation.advanceTo(0.1);
+    const { positions, velocities } = await simulation.readState();
+    expect(Array.from(positions.subarray(0, 3))).toEqual([0.1, 0, 0]);
+    expect(velocities[0]).toBeCloseTo(0.1 / 0.1, 12); // it moved at (target − from) / 0.1 s
+  });
+});

@@ -65,6 +65,40 @@ test('step doubling (heun): pin stops a falling particle, release lets it fall Â
   }
 }, 60_000);
 
+test('rk45: particles fixed at creation and released are error-controlled as on the CPU (the rms norm counts them)', async () => {
+  // Both particles fixed at creation: the GPU's free-particle count starts at 0; release() must update it.
+  const model = createModel({ positions: [0, 0, 0, 0, -0.3, 0], masses: [0.1, 0.1], fixed: [0, 1], springPairs: [0, 1], springStiffness: 40, springRestLengths: [0.25] }); // prettier-ignore
+  const options = { integrator: 'rk45', accuracy: 1e-6 } as const;
+  const gpu = await createAdaptiveSimulation(model, { ...options, backend: 'webgpu', device: node.runner(), fused: false }); // prettier-ignore
+  const cpu = await createAdaptiveSimulation(model, { ...options, precision: 'f32' });
+  try {
+    for (const simulation of [gpu, cpu]) {
+      simulation.release([1]);
+      await simulation.advanceTo(0.3);
+    }
+    // The same controller on the same errors (float32 both): the same steps, give or take one
+    // decision within rounding of the tolerance (measured: equal).
+    expect(Math.abs(gpu.stepCount - cpu.stepCount)).toBeLessThanOrEqual(1);
+    expect(gpu.stepCount).toBeGreaterThan(10); // controlled: a 0 norm would take one step of maxStep
+    expectClose((await gpu.readState()).positions, (await cpu.readState()).positions, 1e-5, 'released particle, GPU vs CPU f32 (m)'); // prettier-ignore
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}, 60_000);
+
+test('velocity-implicit Euler on the per-op stepper refuses particle edits, naming `integrator`', async () => {
+  const vie = await createAdaptiveSimulation(driven(), { integrator: 'velocity-implicit-euler', accuracy: 1e-3, backend: 'webgpu', device: node.runner(), fused: false }); // prettier-ignore
+  try {
+    expect(vie.description).not.toMatch(/fused/);
+    expect(() => vie.pin([0])).toThrow(
+      expect.objectContaining({ name: 'WeftInputError', field: 'integrator' }),
+    );
+  } finally {
+    vie.destroy();
+  }
+});
+
 test('the fused kernel refuses particle edits, naming `fused`', async () => {
   const fused = await createAdaptiveSimulation(driven(), { integrator: 'rk45', accuracy: 1e-3, backend: 'webgpu', device: node.runner() }); // prettier-ignore
   try {

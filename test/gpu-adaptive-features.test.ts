@@ -105,6 +105,32 @@ test('rk45 with self-collision: a vertex shot at 50 m/s through a triangle stops
   expectClose(gpu.positions, cpu.positions, 1e-5, 'self-collision rk45: positions GPU vs CPU f32 (m)');
 }, 60_000);
 
+test('self-collision pairs past the capacity: reading the state is an error naming maxPairsPerParticle, as the CPU’s step is', async () => {
+  const tight = (): Model => shot({ thickness: 0.02, stiffness: 1000, maxPairsPerParticle: 1 });
+  const options = { integrator: 'rk45', accuracy: 1e-3, maxStep: 1 / 60, initialStep: 1 / 60 } as const;
+  const cpu = await createAdaptiveSimulation(tight(), options);
+  await expect(cpu.advanceTo(1 / 60)).rejects.toThrow(expect.objectContaining({ field: 'selfCollision.maxPairsPerParticle' })); // prettier-ignore
+  const gpu = await createAdaptiveSimulation(tight(), {
+    ...options,
+    backend: 'webgpu',
+    device: node.runner(),
+  });
+  try {
+    await gpu.advanceTo(1 / 60); // the GPU cuts the list and flags it (no readback inside a step)
+    await expect(gpu.readState()).rejects.toThrow(expect.objectContaining({ field: 'selfCollision.maxPairsPerParticle' })); // prettier-ignore
+  } finally {
+    gpu.destroy();
+  }
+  // A fixed-step simulation's readState raises them too (before, only readSolverStats did).
+  const fixed = await createSimulation(tight(), { integrator: 'symplectic-euler', dt: 1 / 60, backend: 'webgpu', device: node.runner() }); // prettier-ignore
+  try {
+    fixed.step(1);
+    await expect(fixed.readState()).rejects.toThrow(expect.objectContaining({ field: 'selfCollision.maxPairsPerParticle' })); // prettier-ignore
+  } finally {
+    fixed.destroy();
+  }
+}, 60_000);
+
 test('fused: true with bending, a strain limit, wind or self-collision is an input error naming `fused`', async () => {
   for (const [model, reason] of [
     [bumpy(), /bends/],

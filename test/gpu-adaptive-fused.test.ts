@@ -142,7 +142,7 @@ describe('fused adaptive integration on WebGPU (the controller on the GPU)', () 
       const o = resolveAdaptiveOptions(adaptive);
       const device = node.runner();
       const runForm = async (form: FusedForm) => {
-        const stepper = new FusedAdaptiveStepper(device, model, adaptiveProgram(o), o, form);
+        const stepper = new FusedAdaptiveStepper(device, model, adaptiveProgram(o, model), o, form);
         const simulation = new AdaptiveSimulation(model, adaptive, { stepper, description: form, device, release: () => stepper.destroy() }); // prettier-ignore
         try {
           await simulation.advanceTo(tEnd);

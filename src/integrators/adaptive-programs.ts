@@ -150,7 +150,7 @@ export interface AdaptiveFeatures {
  * A steady wind adds `aero` after each `eval` (wind-programs.ts); hinges (dihedral bending) need
  * no op: every `eval` includes them.
  */
-export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatures = {}): Program {
+export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatures): Program {
   const limited = withStrainLimitOps(schemeProgram(o), o.integrator, model.strainLimit ?? null);
   const contacts = withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
   const winds = withWindOps(contacts, o.integrator, model.wind ?? null);

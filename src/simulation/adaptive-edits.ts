@@ -34,6 +34,8 @@ export class AdaptiveEdits {
   private readonly poses: ColliderPoses;
   /** Why the particle edits are refused ([field, reason]); null when the stepper takes them. */
   private refusal: readonly [string, string] | null = ['integrator', 'no stepper connected'];
+  /** An advance call is running (edits are refused). */
+  private running = false;
 
   constructor(model: Model) {
     this.attachments = new ParticleAttachments(model);
@@ -47,15 +49,19 @@ export class AdaptiveEdits {
    * refuses the particle edits, naming `fused` or `integrator`.
    */
   connect(stepper: object, stepperModel: Model, integrator: string, fused: boolean): void {
-    if (!('invalidate' in stepper)) {
-      this.refusal = fused ? ['fused', 'the fused kernel keeps its own state; create the simulation with fused: false'] : ['integrator', `'${integrator}' keeps its Newton state its own way; use 'rk45', 'step-doubling' or a fixed-step integrator`]; // prettier-ignore
+    if (integrator === 'velocity-implicit-euler' || !('invalidate' in stepper)) {
+      this.refusal = integrator === 'velocity-implicit-euler' || !fused ? ['integrator', `'${integrator}' keeps its Newton state its own way; use 'rk45', 'step-doubling' or a fixed-step integrator`] : ['fused', 'the fused kernel keeps its own state; create the simulation with fused: false']; // prettier-ignore
       return;
     }
     const editable = stepper as EditableStepper;
     this.refusal = null;
-    this.poses.connect(editable);
+    // Every write makes the stepper evaluate its first stage again (k₁, the self-contact pairs).
+    this.poses.connect({ writeCollider: (k, pose, up, uq) => { editable.writeCollider(k, pose, up, uq); editable.invalidate(); } }); // prettier-ignore
     this.attachments.connect({
-      writeVector: (name, indices, xyz) => editable.writeVector(name, indices, xyz),
+      writeVector: (name, indices, xyz) => {
+        editable.writeVector(name, indices, xyz);
+        editable.invalidate();
+      },
       writeMasses: (indices) => {
         for (const i of indices) {
           stepperModel.particleInvMass[i] = this.model.particleInvMass[i]!;
@@ -89,28 +95,42 @@ export class AdaptiveEdits {
   }
 
   setColliderPose(index: number, pose: ColliderPose): void {
+    this.refuseWhileRunning('setColliderPose()');
     this.poses.set(index, pose);
   }
 
-  /** Throws, naming what advance(n) lacks, when a target or a pose waits for a call with a duration. */
-  requireNothingPending(): void {
-    if (this.poses.pending || this.attachments.pending)
+  /**
+   * Runs an advance call: over `duration` s (advanceTo: targets and poses reached over it, exactly
+   * on them at its end, also when it throws) or with none (advance(n): refused while a target or a
+   * pose is pending; kinematic particles and colliders at rest). Edits are refused while it runs
+   * (on WebGPU an app's handler may run between an attempt and its acceptance).
+   */
+  async during(duration: number | null, body: () => Promise<void>): Promise<void> {
+    if (duration === null && (this.poses.pending || this.attachments.pending))
       throw new WeftInputError(this.poses.pending ? 'setColliderPose' : 'setTargets', 'a new pose or target is reached over the next advanceTo(t), which gives it a duration: advance(n) has none'); // prettier-ignore
+    const moves = duration === null || duration > 0;
+    if (moves) {
+      this.attachments.begin(1, duration ?? 1); // with no duration nothing is pending: velocities 0
+      this.poses.begin(1, duration ?? 1);
+    }
+    this.running = true;
+    try {
+      await body();
+    } finally {
+      this.running = false;
+      if (moves) {
+        this.attachments.end();
+        this.poses.end();
+      }
+    }
   }
 
-  /** Before advanceTo over `duration` s: the kinematic particles' and colliders' velocities. */
-  begin(duration: number): void {
-    this.attachments.begin(1, duration);
-    this.poses.begin(1, duration);
-  }
-
-  /** After it: kinematic particles and colliders exactly on their targets. */
-  end(): void {
-    this.attachments.end();
-    this.poses.end();
+  private refuseWhileRunning(what: string): void {
+    if (this.running) throw new WeftInputError(what, 'is called while advance() or advanceTo() runs: await it first'); // prettier-ignore
   }
 
   private refuse(what: string): void {
+    this.refuseWhileRunning(what);
     if (!this.refusal) return;
     const [field, reason] = this.refusal;
     throw new WeftInputError(field, `${what} is not supported here: ${reason}`);

@@ -157,17 +157,17 @@ export class AdaptiveSimulation implements Simulation {
 
   private async advanceNow(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     requireStepCount(steps);
-    this.edits.requireNothingPending();
-    this.edits.begin(1); // nothing pending: kinematic particles and colliders at rest over the call
-    if (this.fused) {
-      const before = this.stats.acceptedSteps;
-      if (steps > 0) await this.advanceFused(null, steps, () => onProgress?.(this.stats.acceptedSteps - before, steps)); // prettier-ignore
-      return;
-    }
-    for (let done = 0; done < steps; done++) {
-      await this.stepTowards(Infinity);
-      onProgress?.(done + 1, steps);
-    }
+    await this.edits.during(null, async () => {
+      if (this.fused) {
+        const before = this.stats.acceptedSteps;
+        if (steps > 0) await this.advanceFused(null, steps, () => onProgress?.(this.stats.acceptedSteps - before, steps)); // prettier-ignore
+        return;
+      }
+      for (let done = 0; done < steps; done++) {
+        await this.stepTowards(Infinity);
+        onProgress?.(done + 1, steps);
+      }
+    });
   }
 
   /**
@@ -189,9 +189,8 @@ export class AdaptiveSimulation implements Simulation {
     const start = this.t;
     const reportEvery = (target - start) / 100;
     let nextReport = start + reportEvery;
-    // Targets and poses are reached over the call (adaptive-edits.ts); a failed call leaves them there.
-    if (target > start) this.edits.begin(target - start);
-    try {
+    // Targets and poses are reached over the call (adaptive-edits.ts).
+    await this.edits.during(target - start, async () => {
       while (this.t < target) {
         await this.stepTowards(target);
         if (onProgress && (this.t >= nextReport || this.t === target)) {
@@ -200,9 +199,7 @@ export class AdaptiveSimulation implements Simulation {
           await Promise.resolve();
         }
       }
-    } finally {
-      this.edits.end();
-    }
+    });
   }
 
   /** A stepper that takes one attempt at a time (not the fused one). */
@@ -306,7 +303,7 @@ export class AdaptiveSimulation implements Simulation {
     if (o.errorControl === 'drake' && Number.isFinite(o.maxStep)) return o.maxStep;
     // On the GPU the first step starts from the model's initial state, evaluated on the CPU.
     const start = 'current' in this.stepper ? this.stepper.current : null;
-    const guess = startingStepOf(this.model, start, this.stepper.estimateOrder, o, this.real);
+    const guess = startingStepOf(this.edits.model, start, this.stepper.estimateOrder, o, this.real);
     this.startingEvaluations += guess.evaluations;
     return clampStep(this.options, guess.step);
   }

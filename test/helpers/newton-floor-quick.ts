@@ -76,7 +76,7 @@ export async function newtonFloorQuick(device: GPUDevice): Promise<string[]> {
   for (const [form, height] of FORMS.flatMap((f) => [HEIGHT, 4].map((y) => [f, y] as const))) {
     const what = `velocity-implicit Euler ${form} at ${height} m`;
     const model = hangingParticle(height);
-    const stepper = new FusedAdaptiveStepper(device, model, adaptiveProgram(o), o, form);
+    const stepper = new FusedAdaptiveStepper(device, model, adaptiveProgram(o, model), o, form);
     const run = new AdaptiveSimulation(model, adaptive, { stepper, description: form, device, release: () => stepper.destroy() }); // prettier-ignore
     try {
       await run.advanceTo(0.05);

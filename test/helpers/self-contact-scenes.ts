@@ -222,8 +222,11 @@ export function pileUp(far = false): Model {
   });
 }
 
-/** Triangle (0, 1, 2) pinned at y = 0; triangle (3, 4, 5) 5 cm above it, falling at 50 m/s. */
-export function shot(selfCollision: boolean): Model {
+/**
+ * Triangle (0, 1, 2) pinned at y = 0; triangle (3, 4, 5) 5 cm above it, falling at 50 m/s; with
+ * self-collision (true: r = 2 cm, k = 1000 N/m) or without.
+ */
+export function shot(selfCollision: boolean | SelfCollision): Model {
   const positions = [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, 0.05, 0.3, 0.3, 0.25, 1.3, 1.3, 0.25, 0.3];
   return createModel({
     positions,
@@ -234,6 +237,8 @@ export function shot(selfCollision: boolean): Model {
     gravity: [0, 0, 0],
     triangles: [0, 1, 2, 3, 4, 5],
     fixed: [0, 1, 2],
-    ...(selfCollision ? { selfCollision: { thickness: 0.02, stiffness: 1000 } } : {}),
+    ...(selfCollision
+      ? { selfCollision: selfCollision === true ? { thickness: 0.02, stiffness: 1000 } : selfCollision }
+      : {}),
   });
 }

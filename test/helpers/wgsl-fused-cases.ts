@@ -39,7 +39,7 @@ import {
  */
 export function programOf(options: Record<string, unknown>, implicit?: Record<string, unknown>): Program {
   const o = resolveAdaptiveOptions({ ...(options as unknown as AdaptiveOptions), precision: 'f32' });
-  if (!implicit) return adaptiveProgram(o);
+  if (!implicit) return adaptiveProgram(o, {}); // the cases' models: no colliders, strain limit, wind or self-collision
   // adaptiveProgram's velocity-implicit-euler branch, written out, then `implicit` over it.
   const solve = resolveImplicitOptions('backward-euler', {
     solver: 'pcg',

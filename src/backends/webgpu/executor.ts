@@ -87,7 +87,8 @@ export class WebGpuExecutor implements ExecutorServices {
   private readonly stepUniforms: StepUniform[] = [];
   private h: number;
   /** Particles the error norm counts (the free ones). */
-  private readonly freeParticles: number;
+  /** Free particles (inverse mass > 0): the rms error norm's count, kept by writeMasses. */
+  private freeParticles: number;
   /** Workgroups of a per-particle dispatch: one partial of a reduction each. */
   readonly partialCount: number;
   private readonly partialReadback: GPUBuffer;
@@ -357,6 +358,7 @@ export class WebGpuExecutor implements ExecutorServices {
   /** Uploads the model's inverse masses (and the implicit ops' masses, 0 where fixed) of `indices`. */
   writeMasses(indices: Uint32Array): void {
     const { particleInvMass, particleMass, particleFixed } = this.model;
+    this.freeParticles = particleInvMass.filter((w) => w > 0).length;
     writeScalarRuns(this.device, this.shared['particleInvMass']!, indices, (i) => particleInvMass[i]!);
     if (this.implicit) writeScalarRuns(this.device, this.implicit.particleMass, indices, (i) => (particleFixed[i] ? 0 : particleMass[i]!)); // prettier-ignore
   }

@@ -112,8 +112,10 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
     this.firstValid = false;
   }
 
-  readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
-    return this.executor.readState();
+  /** The accepted state; raises self-collision's flags (pairs cut, a query box too large) as errors. */
+  async readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }> {
+    const [state] = await Promise.all([this.executor.readState(), this.executor.selfContact?.checkFlags()]);
+    return state;
   }
 
   destroy(): void {

@@ -156,6 +156,20 @@ export class GpuSelfContact {
     return out;
   }
 
+  /**
+   * Raises the detection's sticky flags (pairs past the capacity, a query box past its cells) as
+   * the CPU's errors: two small readbacks, made with every read of the state so that a run whose
+   * pairs were cut is an error, not a result.
+   */
+  async checkFlags(): Promise<void> {
+    const device = this.x.device;
+    const d = this.detection;
+    const [head, total] = await Promise.all([readRange(device, d.pairs, 0, 64), readRange(device, d.pairs, 4 * this.constants['countAt']!, 4)]); // prettier-ignore
+    const words = new Uint32Array(head.buffer);
+    const scalars = new Float32Array(head.buffer);
+    checkSelfFlags(words[SELF_SCALARS.flags]!, new Uint32Array(total.buffer)[0]!, d, scalars[SELF_SCALARS.cellSize]!, scalars[SELF_SCALARS.reach]!); // prettier-ignore
+  }
+
   /** The last step's statistics (a readback), raising the detection's flags as the CPU's errors. */
   async readStats(): Promise<SelfContactStats> {
     const device = this.x.device;

@@ -279,6 +279,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     const [state, momentum] = await Promise.all([
       readPair(this.device, n, this.positions, this.velocities, shared ? this.readback : undefined),
       momenta ? this.executor.readVector(momenta) : undefined,
+      this.executor.selfContact?.checkFlags(),
     ]);
     return this.watch.check({
       step,
