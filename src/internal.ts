@@ -77,6 +77,7 @@ export {
 } from './integrators/options.ts';
 export { OPTIONS } from './integrators/options-table.ts';
 export { featureSupportMarkdown, requireFeatureSupport } from './integrators/feature-support.ts';
+export { AdaptiveEdits } from './simulation/adaptive-edits.ts';
 export { RUNGE_KUTTA_TABLEAUX } from './integrators/tableaux.ts';
 export { rhsCoefficients, systemCoefficients, NO_RHS_TERMS } from './integrators/implicit-schemes.ts';
 export { describeAdapterInfo } from './backends/webgpu/device.ts';

@@ -16,6 +16,7 @@ import {
   type Simulation,
 } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { AdaptiveEdits } from '../src/internal.ts';
 
 const G = 9.81;
 /** Two particles 0.3 m apart on a spring (k = 40 N/m, 0.1 kg each), the first to be driven. */
@@ -50,8 +51,8 @@ describe.each([
       await simulation.advanceTo(t);
       await reference.advance(1000); // 1000 h = the call's 1/30 s
       const [state, exact] = [await simulation.readState(), await reference.readState()];
-      // The driven particle ends each call on its target (put there exactly; float64 rounding).
-      expectClose(state.positions.subarray(0, 3), target(t), 1e-15, `driven particle at ${t} s (m)`);
+      // The driven particle ends each call exactly on its target (put there, not summed up to it).
+      expect(Array.from(state.positions.subarray(0, 3))).toEqual(target(t));
       // Same ODE (the driven particle at the same constant velocity in each call): RK4's O(h⁴) at 1/30 ms is
       // ~1e-12 m here, the adaptive runs' 1e-9 a step over ~10 steps a call (measured ≤ 1.2e-9 m).
       expectClose(state.positions, exact.positions, 2e-8, `positions at ${t} s vs RK4 (m)`);
@@ -135,6 +136,8 @@ describe('edits around a call', () => {
     const simulation = await createAdaptiveSimulation(driven(), { integrator: 'rk45', accuracy: 1e-6 });
     const run = simulation.advanceTo(0.1, () => simulation.pin([1]));
     await expect(run).rejects.toThrow(expect.objectContaining({ name: 'WeftInputError', field: 'pin()' }));
+    const plane = await createAdaptiveSimulation(createModel({ positions: [0, 1, 0], masses: [0.1], springPairs: [], springStiffness: 0, colliders: [{ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] }] }), { integrator: 'rk45', accuracy: 1e-6 }); // prettier-ignore
+    await expect(plane.advanceTo(0.1, () => plane.setColliderPose(0, { point: [0, 0.1, 0] }))).rejects.toThrow(expect.objectContaining({ field: 'setColliderPose()' })); // prettier-ignore
     simulation.pin([1]); // between calls it is taken
     await simulation.advanceTo(0.2);
     expect(Array.from((await simulation.readState()).velocities.subarray(3))).toEqual([0, 0, 0]);
@@ -152,3 +155,12 @@ describe('edits around a call', () => {
     expect(velocities[0]).toBeCloseTo(0.1 / 0.1, 12); // it moved at (target − from) / 0.1 s
   });
 });
+
+test('velocity-implicit Euler refuses the edits naming integrator, also where its stepper is fused', () => {
+  // The refusal as AdaptiveEdits decides it from the stepper, the integrator and whether it is fused.
+  for (const [integrator, fused, field] of [['velocity-implicit-euler', true, 'integrator'], ['velocity-implicit-euler', false, 'integrator'], ['rk45', true, 'fused']] as const) {
+    const edits = new AdaptiveEdits(driven());
+    edits.connect({}, edits.model, integrator, fused);
+    expect(() => edits.pin([0])).toThrow(expect.objectContaining({ name: 'WeftInputError', field }));
+  }
+}); // prettier-ignore

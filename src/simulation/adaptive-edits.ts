@@ -55,8 +55,9 @@ export class AdaptiveEdits {
     }
     const editable = stepper as EditableStepper;
     this.refusal = null;
-    // Every write makes the stepper evaluate its first stage again (k₁, the self-contact pairs).
-    this.poses.connect({ writeCollider: (k, pose, up, uq) => { editable.writeCollider(k, pose, up, uq); editable.invalidate(); } }); // prettier-ignore
+    // Every write to the state makes the stepper evaluate its first stage again (k₁, the
+    // self-contact pairs); colliders do not enter it (they act after each accepted step).
+    this.poses.connect(editable);
     this.attachments.connect({
       writeVector: (name, indices, xyz) => {
         editable.writeVector(name, indices, xyz);
