@@ -70,6 +70,8 @@ describe.each([
     const fallen = (await simulation.readState()).positions[1]!;
     expect(fallen).toBeCloseTo(1 - 0.5 * G * 0.2 * 0.2, 12);
     simulation.pin([0]);
+    // The simulation's model says so; the model it was made from is not changed.
+    expect([simulation.model.particleFixed[0], model.particleFixed[0]]).toEqual([1, 0]);
     await simulation.advanceTo(0.5);
     const pinned = await simulation.readState();
     expect(pinned.positions[1]).toBe(fallen);

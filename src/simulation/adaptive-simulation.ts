@@ -96,9 +96,9 @@ export class AdaptiveSimulation implements Simulation {
     const o = resolveAdaptiveOptions(options);
     requireFeatureSupport(model, o.integrator);
     this.options = o;
-    this.model = model;
-    this.watch = new StateWatch(model);
     this.edits = new AdaptiveEdits(model);
+    this.model = this.edits.model; // with the fixed flags and inverse masses pin() and release() change
+    this.watch = new StateWatch(model);
     this.integrator = o.integrator;
     this.real = (length) => (o.precision === 'f64' ? new Float64Array(length) : new Float32Array(length));
     const initial = { positions: model.particlePositions, velocities: model.particleVelocities };
@@ -303,7 +303,7 @@ export class AdaptiveSimulation implements Simulation {
     if (o.errorControl === 'drake' && Number.isFinite(o.maxStep)) return o.maxStep;
     // On the GPU the first step starts from the model's initial state, evaluated on the CPU.
     const start = 'current' in this.stepper ? this.stepper.current : null;
-    const guess = startingStepOf(this.edits.model, start, this.stepper.estimateOrder, o, this.real);
+    const guess = startingStepOf(this.model, start, this.stepper.estimateOrder, o, this.real);
     this.startingEvaluations += guess.evaluations;
     return clampStep(this.options, guess.step);
   }
