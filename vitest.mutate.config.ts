@@ -68,6 +68,8 @@ export default defineConfig({
       'test/divergence-watch.test.ts',
       'test/lifecycle.test.ts',
       'test/input-lookup.test.ts',
+      // The multigrid hierarchy's pair numbering past its arrays' growth (seed 7's pair-numbering.ts:58).
+      'test/pair-numbering.test.ts',
       // The tests written for seed 4's survivors (reports/mutation/SURVIVORS.md).
       'test/core-mutants-s4.test.ts',
       // The tests written for seed 5's survivors (SURVIVORS.md).
