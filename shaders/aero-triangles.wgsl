@@ -2,8 +2,9 @@
 // src/model/wind.ts, which gives the model and its sources): with the unit normal n, area A, the
 // mean velocity v̄ of the corners and the wind w at the centroid, u = w − v̄, u_n = u·n,
 //   drag f_D = ½ ρ C_d A |u_n| u_n n,   lift f_L = ½ ρ C_l A (u_n / |u|) (|u|² n − u_n u),
-// and w(x, t) = W + a Σ_i e_i sin(k d_i·x − r_i ω t + φ_i), t = (steps taken) × h (the sine is
-// accurateSin, not WGSL's sin(), so that every adapter agrees with the CPU's Math.sin).
+// and w(x, t) = W + a Σ_i e_i sin(k d_i·x − r_i ω t + φ_i) at the op's stage time
+// t = t₀ + (steps taken + c) h (t₀ the clock's origin, c the stage: src/integrators/wind-programs.ts;
+// the sine is accurateSin, not WGSL's sin(), so that every adapter agrees with the CPU's Math.sin).
 
 struct WindParams {
   velocity: vec3<f32>,     // W, m/s
@@ -18,6 +19,8 @@ struct WindParams {
   frequency: f32,          // ω = 2π/T, 1/s
   phases: vec3<f32>,       // φ_i
   h: f32,                  // the step, s
+  origin: f32,             // t₀, s: 0 on fixed-step programs, the accepted time on adaptive ones
+  stage: f32,              // c: this op's evaluation is at t_n + c h
 }
 
 override triangleCount: u32 = 0u;
@@ -69,7 +72,8 @@ fn aeroTrianglesMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   if (twice > 0.0) {
     let n = normal / twice;
     let mean = (loadVector(vRef, a) + loadVector(vRef, b) + loadVector(vRef, c)) / 3.0;
-    let u = windAt((x0 + x1 + x2) / 3.0, f32(windClock[0]) * wind.h) - mean;
+    let time = wind.origin + (f32(windClock[0]) + wind.stage) * wind.h;
+    let u = windAt((x0 + x1 + x2) / 3.0, time) - mean;
     let un = dot(u, n);
     let speed2 = dot(u, u);
     let area = 0.5 * twice;

@@ -132,7 +132,7 @@ describe('what the adaptive integrators cannot run is refused, however the simul
   test.each([
     ['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])],
     ['wind', 'velocity-implicit-euler', { ...cloth, wind: { velocity: [1, 0, 0] } }],
-    ['wind.turbulence', 'rk45', { ...cloth, wind: { velocity: [1, 0, 0], turbulence: 1 } }],
+    ['wind', 'velocity-implicit-euler', { ...cloth, wind: { velocity: [1, 0, 0], turbulence: 1 } }],
     ['bending', 'velocity-implicit-euler', { ...cloth, bending: { stiffness: 1 } }],
     ['strainLimit', 'velocity-implicit-euler', { ...cloth, strainLimit: { maxStretch: 1.1 } }],
   ] as const)('%s with %s', async (field, integrator, model) => {

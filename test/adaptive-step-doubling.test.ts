@@ -107,7 +107,7 @@ function attempt(scheme: ExplicitIntegratorName, h: number, extrapolate: boolean
     stepDoublingProgram(scheme, RAYLEIGH_MASS, RAW, extrapolate),
     'f64',
   );
-  stepper.attempt(h);
+  stepper.attempt(h, 0);
   const e = stepper.errorVector;
   stepper.accept();
   const { positions: x, velocities: v } = stepper.current;

@@ -211,9 +211,9 @@ describe('Newton statistics of an implicit adaptive program add up attempt by at
     // the executor's running totals, not the totals themselves.
     const { once, thrice } = twoSteppers(resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-8, maxIterations: 200, newtonIterations: 10, correctionTolerance: 1e-6, residualTolerance: 1e-6 })); // prettier-ignore
     const h = 4e-3;
-    const first = once.attempt(h);
+    const first = once.attempt(h, 0);
     expect(first.kind).toBe('estimated');
-    for (let k = 0; k < 3; k++) expect(thrice.attempt(h)).toEqual(first);
+    for (let k = 0; k < 3; k++) expect(thrice.attempt(h, 0)).toEqual(first);
     const [a, b] = [once.newton, thrice.newton];
     expect(a.iterations).toBeGreaterThanOrEqual(3);
     expect(a.errorEstimatorIterations).toBeGreaterThan(0);
@@ -255,8 +255,8 @@ describe('Newton failures and unconverged solves are counted attempt by attempt'
     // iterations stops above its tolerance: each attempt is 'newton-failed' with failed and
     // unconverged counts > 0, and the same every time from the same state.
     const { once, thrice } = twoSteppers(resolveImplicitOptions('backward-euler', { solver: 'pcg', tolerance: 1e-10, maxIterations: 2, newtonIterations: 1, correctionTolerance: 1e-12, residualTolerance: 1e-12 })); // prettier-ignore
-    expect(once.attempt(0.02)).toEqual({ kind: 'newton-failed' });
-    for (let k = 0; k < 3; k++) expect(thrice.attempt(0.02)).toEqual({ kind: 'newton-failed' });
+    expect(once.attempt(0.02, 0)).toEqual({ kind: 'newton-failed' });
+    for (let k = 0; k < 3; k++) expect(thrice.attempt(0.02, 0)).toEqual({ kind: 'newton-failed' });
     const [a, b] = [once.newton, thrice.newton];
     expect(a.failedSolves).toBeGreaterThan(0);
     expect(a.unconvergedLinearSolves).toBeGreaterThan(0);

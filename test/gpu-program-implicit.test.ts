@@ -37,7 +37,7 @@ test('velocity-implicit Euler as a program: WebGPU and the CPU executor (f32) ag
   try {
     const steps = [4e-3, 4e-3, 2e-3, 8e-3, 4e-3];
     for (const [k, h] of steps.entries()) {
-      const [g, c] = [await gpu.attempt(h), cpu.attempt(h)];
+      const [g, c] = [await gpu.attempt(h, 0), cpu.attempt(h, 0)];
       expect(g.kind, `attempt ${k}`).toBe('estimated');
       expect(c.kind, `attempt ${k}`).toBe('estimated');
       if (g.kind === 'estimated' && c.kind === 'estimated')

@@ -112,7 +112,7 @@ function stepDoublingOf(
 ): Program {
   // The scheme's step, on its own copy of the state (x → prefix.x, work vectors prefixed too).
   const on = (prefix: string, ops: readonly Op[]): Op[] => renameOps(ops, (name) => `${prefix}.${name}`);
-  const half = scaleStep(step, 0.5);
+  const [firstHalf, secondHalf] = [scaleStep(step, 0.5), scaleStep(step, 0.5, 0.5)];
   const scale = 1 / (2 ** mapOrder - 1);
   const estimator = on('full', step).map((op): Op => (op.op === 'newton' ? { ...op, estimator: true } : op));
   const difference = (to: string, of: string): Output => ({ to, terms: [[1, `full.${of}`], [-1, `cand.${of}`]] });
@@ -120,8 +120,8 @@ function stepDoublingOf(
     copyPair(['full.x', 'full.v'], ['x', 'v']),
     ...estimator,
     copyPair(['cand.x', 'cand.v'], ['x', 'v']),
-    ...on('cand', half),
-    ...on('cand', half),
+    ...on('cand', firstHalf),
+    ...on('cand', secondHalf),
     { op: 'combine', outputs: [difference('err.x', 'x'), difference('err.v', 'v')] },
     { op: 'norm', error: ['err.x', 'err.v'], start: ['x', 'v'], end: ['cand.x', 'cand.v'], tolerances },
   ];

@@ -80,24 +80,27 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
 }
 
 /**
- * `ops` taking a step of `factor` h: every coefficient c(h) becomes c(factor · h) (combinations,
- * right-hand sides and linear systems alike).
+ * `ops` taking a step of `factor` h that starts `start` h after the step's: every coefficient
+ * c(h) becomes c(factor · h) (combinations, right-hand sides and linear systems alike), and every
+ * stage time c (evaluations, wind) start + factor · c.
  */
-export function scaleStep(ops: readonly Op[], factor: number): Op[] {
+export function scaleStep(ops: readonly Op[], factor: number, start = 0): Op[] {
   const scaled = (c: Coefficient): Coefficient => (typeof c === 'number' ? c : (h: number) => c(factor * h));
   return ops.map((op): Op => {
+    // A stage at t + c (factor h), the step starting at t + start h: c' = start + factor c.
+    if (op.op === 'eval' || op.op === 'aero') return timeShifted(op, factor, start, scaled);
     if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
     if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
-    if (op.op === 'aero' || op.op === 'contacts') return { ...op, scale: scaled(op.scale) };
+    if (op.op === 'contacts') return { ...op, scale: scaled(op.scale) };
     if (op.op === 'contactForces' || op.op === 'contactFriction')
       return { ...op, scale: scaled(op.scale), impulse: scaled(op.impulse) };
     if (op.op === 'newton')
       return {
         ...op,
         stepFraction: (op.stepFraction ?? 1) * factor,
-        begin: scaleStep(op.begin, factor),
-        residual: scaleStep(op.residual, factor),
-        update: scaleStep(op.update, factor),
+        begin: scaleStep(op.begin, factor, start),
+        residual: scaleStep(op.residual, factor, start),
+        update: scaleStep(op.update, factor, start),
       };
     if (op.op !== 'combine') return op;
     return {
@@ -108,4 +111,16 @@ export function scaleStep(ops: readonly Op[], factor: number): Op[] {
       })),
     };
   });
+}
+
+/** An `eval` or `aero` of a step scaleStep() maps: its stage c → start + factor c (and aero's scale). */
+function timeShifted(
+  op: Extract<Op, { op: 'eval' | 'aero' }>,
+  factor: number,
+  start: number,
+  scaled: (c: Coefficient) => Coefficient,
+): Op {
+  const stage = start + factor * (op.stage ?? 0);
+  if (op.op === 'aero') return { ...op, stage, scale: scaled(op.scale) };
+  return stage === 0 ? op : { ...op, stage };
 }

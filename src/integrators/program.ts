@@ -29,6 +29,11 @@ export type Op =
       readonly v: string;
       readonly a: string;
       readonly rayleighMass: number;
+      /**
+       * c: the evaluation's time is t_n + c h (a Runge–Kutta stage's c_i; 1 for a state at the
+       * step's end). Only time-dependent forces read it (the wind's turbulence); absent: 0.
+       */
+      readonly stage?: number;
     }
   /** Up to two linear combinations, computed from the old values, then written. */
   | { readonly op: 'combine'; readonly outputs: readonly Output[] }
@@ -154,7 +159,7 @@ export type Op =
   /**
    * Wind (src/model/wind.ts): `to`_i += c(h) f_i, or c(h) f_i / m_i with `perMass`, on free
    * particles, f_i the aerodynamic force on particle i at (x, v) — a third of each of its
-   * triangles' drag and lift.
+   * triangles' drag and lift, with the wind at time t_n + `stage` h (t_n: the step's start).
    */
   | {
       readonly op: 'aero';
@@ -163,6 +168,7 @@ export type Op =
       readonly to: string;
       readonly scale: Coefficient;
       readonly perMass: boolean;
+      readonly stage: number;
     }
   /** The wind's clock advances by one step (its turbulence depends on the time). */
   | { readonly op: 'windClock' }

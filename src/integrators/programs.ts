@@ -24,12 +24,14 @@ function step(to: string, base: string | null, weights: readonly number[], terms
   return { to, terms: sum };
 }
 
-const evaluate = (x: string, v: string, a: string, rayleighMass: number): Op => ({
+/** a(x, v) into `a`, at time t_n + `stage` h (ops of {@link Op} 'eval'). */
+const evaluate = (x: string, v: string, a: string, rayleighMass: number, stage = 0): Op => ({
   op: 'eval',
   x,
   v,
   a,
   rayleighMass,
+  ...(stage !== 0 ? { stage } : {}),
 });
 
 /**
@@ -56,7 +58,7 @@ export function rungeKuttaOps(
         op: 'combine',
         outputs: [step('rk.x', 'x', row, velocities), step(velocities[i]!, 'v', row, accelerations)],
       },
-      evaluate('rk.x', velocities[i]!, accelerations[i]!, rayleighMass),
+      evaluate('rk.x', velocities[i]!, accelerations[i]!, rayleighMass, tableau.c[i]),
     );
   }
   ops.push({
@@ -115,13 +117,13 @@ const HISTORY = { Fv: 3, Fa: 3 };
 const history = (ring: 'Fv' | 'Fa', count: number): string[] =>
   Array.from({ length: count }, (_, j) => ringEntry(ring, j));
 
-/** Stores F(y) of the (new) state as the newest history entry. */
+/** Stores F(y) of the (new) state, at the step's end t_n + h, as the newest history entry. */
 function pushDerivative(rayleighMass: number): Op[] {
   return [
     { op: 'rotate', ring: 'Fv' },
     { op: 'rotate', ring: 'Fa' },
     { op: 'combine', outputs: [{ to: ringEntry('Fv', 0), terms: [[1, 'v']] }] },
-    evaluate('x', 'v', ringEntry('Fa', 0), rayleighMass),
+    evaluate('x', 'v', ringEntry('Fa', 0), rayleighMass, 1),
   ];
 }
 
@@ -151,7 +153,7 @@ export function correctorOf(
   const terms = (first: string, ring: 'Fv' | 'Fa'): string[] => [first, ...history(ring, weights.length - 1)];
   return {
     body: [
-      evaluate('pc.x', 'pc.v', 'pc.a', rayleighMass),
+      evaluate('pc.x', 'pc.v', 'pc.a', rayleighMass, 1),
       {
         op: 'combine',
         outputs: [
@@ -175,7 +177,7 @@ function predictorOps(name: MultistepIntegratorName, rayleighMass: number): Op[]
   // Explicit Heun: y + h (F_n + F(y + h F_n))/2.
   return [
     euler,
-    evaluate('pc.x', 'pc.v', 'pc.a', rayleighMass),
+    evaluate('pc.x', 'pc.v', 'pc.a', rayleighMass, 1),
     {
       op: 'combine',
       outputs: [

@@ -12,16 +12,17 @@
  * per vertex stays well below 1 — for a cloth of 10 g particles on 1 cm² triangles in a 20 m/s
  * wind at h = 1/60 s that is 2e-3.
  *
- * rk45 and step doubling take a steady wind (turbulence 0): their `eval`s get the same `aero` ops,
- * and the field does not depend on time, so every stage sees the right wind. A turbulent one is
- * refused, naming `wind.turbulence`: the clock's time is steps × h, and even with the time of the
- * accepted steps the turbulence would be frozen over each attempt, an O(h ∂w/∂t) error that the
- * error estimate cannot see. Velocity-implicit Euler refuses wind (the CPU runs Drake's stepper,
- * src/backends/cpu/velocity-implicit-euler.ts, springs only).
+ * The turbulence depends on time: every `aero` after an `eval` takes the wind at that evaluation's
+ * stage time t_n + c h (a Runge–Kutta stage's c_i, 1 for a corrector's or history's state at the
+ * step's end), so a scheme of order p stays of order p in a turbulent wind; an implicit
+ * right-hand side's takes it at t_n with the state of the last `jacobians` (explicit treatment,
+ * within the implicit schemes' own O(h) error). t_n is the executor's clock (src/backends/cpu/aero.ts, webgpu/aero-ops.ts):
+ * steps × h on fixed-step programs (`windClock` ends each step), the accepted time on adaptive
+ * ones (no `windClock`: the stepper sets it before each attempt). Velocity-implicit Euler refuses
+ * wind (the CPU runs Drake's stepper, src/backends/cpu/velocity-implicit-euler.ts, springs only).
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
-import { INTEGRATORS } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 import type { ResolvedWind } from '../model/wind.ts';
 
@@ -30,8 +31,6 @@ export function requireWindSupport(wind: ResolvedWind | null, integrator: Integr
   if (!wind) return;
   if (integrator === 'velocity-implicit-euler')
     throw new WeftInputError('wind', `is not supported by '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step integrator`); // prettier-ignore
-  if (wind.turbulence > 0 && INTEGRATORS[integrator].family === 'adaptive')
-    throw new WeftInputError('wind.turbulence', `must be 0 with the adaptive integrator '${integrator}' (a turbulent wind changes within a step, which its error estimate does not see): use a fixed-step integrator`); // prettier-ignore
 }
 
 /** `ops` with an `aero` op after each eval and each rhs (recursively through Newton loops). */
@@ -39,14 +38,17 @@ function withAero(ops: readonly Op[], state: { x: string }): Op[] {
   return ops.flatMap((op): Op[] => {
     switch (op.op) {
       case 'eval':
-        return [op, { op: 'aero', x: op.x, v: op.v, to: op.a, scale: 1, perMass: true }];
+        return [
+          op,
+          { op: 'aero', x: op.x, v: op.v, to: op.a, scale: 1, perMass: true, stage: op.stage ?? 0 },
+        ];
       case 'jacobians':
         state.x = op.x;
         return [op];
       case 'rhs': {
         const scale = (h: number): number => op.coefficients(h).forceScale;
         if (op.coefficients(1).forceScale === 0 && op.coefficients(0.5).forceScale === 0) return [op];
-        return [op, { op: 'aero', x: state.x, v: op.v, to: op.to, scale, perMass: false }];
+        return [op, { op: 'aero', x: state.x, v: op.v, to: op.to, scale, perMass: false, stage: 0 }];
       }
       case 'newton':
         return [{ ...op, begin: withAero(op.begin, state), residual: withAero(op.residual, state), update: withAero(op.update, state) }]; // prettier-ignore
@@ -67,7 +69,7 @@ export function withWindOps(
   const state = { x: 'x' };
   const adaptive = program.adaptive;
   if (adaptive) {
-    // A steady wind (checked above): no clock; explicit stages only (no `rhs`).
+    // No clock: the adaptive stepper sets t_n before each attempt; explicit stages only (no `rhs`).
     const [first, attempt, accept] = [adaptive.first, adaptive.attempt, adaptive.accept].map((ops) => withAero(ops, state)); // prettier-ignore
     return { ...program, adaptive: { ...adaptive, first: first!, attempt: attempt!, accept: accept! } };
   }

@@ -246,7 +246,7 @@ export class AdaptiveSimulation implements Simulation {
       const h = clipped ? remaining : planned;
       // A step too small to change t in float64 is as small as a step can be.
       const atMinimum = h <= o.minStep || (!clipped && this.t + h === this.t);
-      const outcome = await stepper.attempt(h);
+      const outcome = await stepper.attempt(h, this.t);
       if (outcome.kind === 'newton-failed') {
         if (atMinimum) throw new WeftStepSizeError(this.t, h, 'newton-failed');
         this.stats.shrinksFromNewtonFailure++;

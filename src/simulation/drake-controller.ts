@@ -87,7 +87,7 @@ export function workingMinimumStep(minStep: number, time: number): number {
 /** A stepper as {@link drakeStep} drives it (CPU or GPU). */
 export interface DrakeStepper {
   readonly estimateOrder: number;
-  attempt(h: number): AttemptOutcome | Promise<AttemptOutcome>;
+  attempt(h: number, t: number): AttemptOutcome | Promise<AttemptOutcome>;
 }
 
 /** The step {@link drakeStep} accepted (the stepper's candidate, not yet made the state). */
@@ -130,7 +130,7 @@ export async function drakeStep(
     if (hMax < 0.95 * h) [h, limited] = [hMax, true];
     else if (hMax < 1.001 * h) h = hMax;
     h = Math.min(h, o.maxStep);
-    let outcome = await stepper.attempt(h);
+    let outcome = await stepper.attempt(h, t);
     while (outcome.kind === 'newton-failed') {
       const halved = h * o.newtonFailureShrink;
       if (h <= minimum || (halved < minimum && o.onMinStep === 'throw'))
@@ -138,7 +138,7 @@ export async function drakeStep(
       h = Math.max(minimum, halved);
       stats.shrinksFromNewtonFailure++;
       stats.rejectedSteps++;
-      outcome = await stepper.attempt(h);
+      outcome = await stepper.attempt(h, t);
     }
     const error = outcome.error;
     if (!Number.isFinite(error) && h <= minimum) throw new WeftStepSizeError(t, h, 'non-finite');

@@ -36,8 +36,8 @@ export interface AdaptiveStepper {
   readonly errorVector: StatePair;
   /** Evaluations of a(x, v) so far. */
   readonly derivativeEvaluations: number;
-  /** Computes the candidate of a step h from `current`. */
-  attempt(h: number): AttemptOutcome;
+  /** Computes the candidate of a step h from `current`, the state at time t (s; time-dependent forces read it). */
+  attempt(h: number, t: number): AttemptOutcome;
   /** Makes the last candidate the current state. */
   accept(): void;
 }
@@ -49,7 +49,8 @@ export interface GpuAdaptiveStepper {
   readonly derivativeEvaluations: number;
   /** vec4<f32> positions of the accepted state; STORAGE | VERTEX. */
   readonly positions: GPUBuffer;
-  attempt(h: number): Promise<AttemptOutcome>;
+  /** As {@link AdaptiveStepper.attempt}. */
+  attempt(h: number, t: number): Promise<AttemptOutcome>;
   accept(): void;
   /** The accepted state, xyz float64. */
   readCurrent(): Promise<{ positions: Float64Array; velocities: Float64Array }>;

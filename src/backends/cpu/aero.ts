@@ -11,8 +11,10 @@ import type { RealArray } from './passes.ts';
 
 /** The wind's forces of a model on the CPU: the `aero` and `windClock` ops. */
 export class CpuAero {
-  /** Steps taken: the wind's time is steps × h. */
+  /** Steps taken (`windClock`): a step's start t_n is origin + steps × h. */
   private steps = 0;
+  /** The time of step 0 (s): 0 on fixed-step programs; the accepted time on adaptive ones. */
+  origin = 0;
   /** The triangles of each particle: entries 3 t + corner (src/model/incidence.ts). */
   private readonly incidence: Incidence;
   /** The force of each triangle, [3t], N. */
@@ -28,12 +30,12 @@ export class CpuAero {
     this.steps++;
   }
 
-  /** The `aero` op: to_i += scale f_i (÷ m_i with perMass) on free particles, f at (x, v). */
-  apply(x: RealArray, v: RealArray, to: RealArray, scale: number, perMass: boolean, h: number): void {
+  /** The `aero` op: to_i += scale f_i (÷ m_i with perMass) on free particles, f at (x, v) and t_n + stage h. */
+  apply(x: RealArray, v: RealArray, to: RealArray, scale: number, perMass: boolean, h: number, stage: number): void {
     const { model, force } = this;
     const wind = model.wind!;
     const corners = model.triangleIndices;
-    const t = this.steps * h;
+    const t = this.origin + (this.steps + stage) * h;
     for (let k = 0; k < corners.length; k += 3)
       triangleAeroForce(wind, x, v, corners[k]!, corners[k + 1]!, corners[k + 2]!, t, force, k);
     const { offsets, entries } = this.incidence;

@@ -137,6 +137,7 @@ export class CpuExecutor {
           scale,
           op.perMass,
           this.h,
+          op.stage,
         );
       }
       case 'selfContacts':

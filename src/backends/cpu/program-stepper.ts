@@ -73,9 +73,10 @@ export class CpuProgramStepper implements AdaptiveStepper {
     return this.executor.evaluations;
   }
 
-  attempt(h: number): AttemptOutcome {
+  attempt(h: number, t: number): AttemptOutcome {
     const adaptive = this.program.adaptive!;
     this.attempted = h;
+    if (this.executor.aero) this.executor.aero.origin = t;
     if (!this.firstValid) this.executor.run(adaptive.first, h);
     this.firstValid = true;
     this.executor.run(adaptive.attempt, h);

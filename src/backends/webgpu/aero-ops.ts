@@ -14,8 +14,12 @@ import { VEC4_BYTES } from './gpu-common.ts';
 
 /** The wind's buffers and dispatches on WebGPU: the `aero` and `windClock` ops. */
 export class GpuAero {
+  /** t₀ (s), the time of clock step 0: 0 on fixed-step programs; adaptive steppers set each attempt's t_n (then setStep). */
+  origin = 0;
   private readonly triangleCount: number;
   private readonly buffers: Readonly<Record<string, GPUBuffer>>;
+  /** WindParams of an op at stage c, for h (the origin read when written). */
+  private readonly params: (h: number, stage: number) => Record<string, number | readonly number[]>;
 
   constructor(private readonly x: ExecutorServices) {
     const model = x.model;
@@ -24,14 +28,13 @@ export class GpuAero {
     const { offsets, entries } = buildIncidence(model.particleCount, model.triangleIndices);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     const direction = (d: number): readonly number[] => TURBULENCE_DIRECTIONS[d]!;
-    const params = (h: number) => ({
+    this.params = (h: number, stage: number) => ({
       velocity: wind.velocity, halfDrag: 0.5 * wind.density * wind.drag, halfLift: 0.5 * wind.density * wind.lift,
       direction0: direction(0), direction1: direction(1), direction2: direction(2), turbulence: wind.turbulence,
       wavenumber: (2 * Math.PI) / wind.turbulenceWavelength, frequency: (2 * Math.PI) / wind.turbulencePeriod,
-      rates: TURBULENCE_RATES, phases: TURBULENCE_PHASES, h,
+      rates: TURBULENCE_RATES, phases: TURBULENCE_PHASES, h, origin: this.origin, stage,
     }); // prettier-ignore
     this.buffers = {
-      wind: x.uniform('aeroTriangles', 'WindParams', params, true),
       triangles: x.create('triangles', model.triangleIndices.byteLength, storage, model.triangleIndices.slice().buffer), // prettier-ignore
       triangleForces: x.create('triangleForces', Math.max(1, this.triangleCount) * VEC4_BYTES, storage),
       triangleOffsets: x.create('triangleOffsets', offsets.byteLength, storage, offsets.slice().buffer),
@@ -45,7 +48,9 @@ export class GpuAero {
     const b = this.buffers;
     if (op.op === 'windClock') return [this.x.dispatch('windClock', 'windClock', 'single', { windClock: b['windClock']! })]; // prettier-ignore
     const refs = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads) };
-    const forces = this.x.dispatch('aeroTriangles', 'aeroTriangles', 'single', b, { ...refs, triangleCount: this.triangleCount }, this.triangleCount); // prettier-ignore
+    // A uniform per op: its stage; rewritten with h (setStep), when the origin may have moved too.
+    const wind = this.x.uniform('aeroTriangles', 'WindParams', (h) => this.params(h, op.stage), true);
+    const forces = this.x.dispatch('aeroTriangles', 'aeroTriangles', 'single', { ...b, wind }, { ...refs, triangleCount: this.triangleCount }, this.triangleCount); // prettier-ignore
     const uniform = this.x.uniform('aeroGather', 'AeroOp', (h) => ({ scale: coefficientAt(op.scale, h) }), typeof op.scale !== 'number'); // prettier-ignore
     const constants = { toRef: this.x.reference(op.to, heads), perMass: op.perMass ? 1 : 0 };
     return [

@@ -78,7 +78,8 @@ export class WebGpuProgramStepper implements GpuAdaptiveStepper {
     return this.executor.evaluations + this.residualEvaluations;
   }
 
-  async attempt(h: number): Promise<AttemptOutcome> {
+  async attempt(h: number, t: number): Promise<AttemptOutcome> {
+    if (this.executor.aero) this.executor.aero.origin = t; // written with the step's uniforms
     this.executor.setStep(h);
     const implicit = this.executor.implicit;
     const encoder = this.device.createCommandEncoder({ label: 'WebGpuProgramStepper.attempt' });
