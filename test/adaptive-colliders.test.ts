@@ -10,6 +10,7 @@ import {
   buildCloth,
   createAdaptiveSimulation,
   withColliders,
+  withSelfCollision,
   WeftInputError,
   type AdaptiveOptions,
   type Model,
@@ -131,10 +132,7 @@ describe('what the adaptive integrators cannot run is refused, however the simul
   const cloth = buildCloth({ nx: 3, ny: 3 });
   test.each([
     ['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])],
-    ['wind', 'velocity-implicit-euler', { ...cloth, wind: { velocity: [1, 0, 0] } }],
-    ['wind', 'velocity-implicit-euler', { ...cloth, wind: { velocity: [1, 0, 0], turbulence: 1 } }],
-    ['bending', 'velocity-implicit-euler', { ...cloth, bending: { stiffness: 1 } }],
-    ['strainLimit', 'velocity-implicit-euler', { ...cloth, strainLimit: { maxStretch: 1.1 } }],
+    ['selfCollision', 'velocity-implicit-euler', withSelfCollision(cloth, {})],
   ] as const)('%s with %s', async (field, integrator, model) => {
     const made = [
       () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),

@@ -3,36 +3,30 @@
  * rk45 and step doubling are programs of the same ops as the fixed-step schemes, so every `eval`
  * includes the hinges (src/model/bending.ts), and the strain-limit sweeps (Provot 1995,
  * src/integrators/strain-programs.ts) follow each accepted step with the accepted h.
- * A steady wind's `aero` ops join every `eval` too (src/integrators/wind-programs.ts); a turbulent
- * one is refused. Self-collision: the pairs are listed at each accepted state (at its first
+ * A steady wind's `aero` ops join every `eval` too (src/integrators/wind-programs.ts; turbulence:
+ * wind-stages.test.ts). Self-collision: the pairs are listed at each accepted state (at its first
  * attempt's h: a retry's smaller h reaches less far) and the fail-safe ends each accepted step.
- * Velocity-implicit Euler (Drake's stepper on the CPU: springs only) refuses all four, by name.
+ * Velocity-implicit Euler refuses self-collision, by name (bending, wind and strain limits:
+ * adaptive-vie-features.test.ts).
  */
 import { describe, expect, test } from 'vitest';
 import {
-  buildCloth,
   createAdaptiveSimulation,
   createModel,
   createSimulation,
   energy,
-  WeftInputError,
   withStrainLimit,
   type AdaptiveOptions,
   type Model,
 } from '../src/index.ts';
-import { AdaptiveSimulation } from '../src/internal.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { largestStretch, softCloth } from './helpers/strain-cloth.ts';
 import { windTriangle } from './helpers/wind-triangle.ts';
+import { bumpySheet } from './helpers/bumpy-sheet.ts';
 import { collapsingCloth, shot } from './helpers/self-contact-scenes.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
 
-/** A free 5 × 5 sheet, bumped off its flat rest shape, no springs, no gravity (bending-integrators.test.ts). */
-function bumpy(damping = 0): Model {
-  const flat = buildCloth({ nx: 5, ny: 5, spacing: 0.1, pins: 'none', gravity: [0, 0, 0] });
-  const bump = (k: number) => 0.02 * Math.sin(1.7 * k + 0.3 * k * k);
-  return createModel({ positions: flat.particlePositions.map((x, k) => x + bump(k)), masses: flat.particleMass, springPairs: [], springStiffness: 0, triangles: flat.triangleIndices, gravity: [0, 0, 0], bending: { stiffness: 0.05, damping, restAngles: 'flat' } }); // prettier-ignore
-}
+const bumpy = bumpySheet;
 
 const SCHEMES: [string, AdaptiveOptions][] = [
   ['rk45', { integrator: 'rk45', accuracy: 1e-6 }],
@@ -138,11 +132,6 @@ describe.each([
   });
 });
 
-test('velocity-implicit Euler refuses any wind, naming the field (rk45 and step doubling take a turbulent one: test/wind-stages.test.ts)', async () => {
-  await expect(createAdaptiveSimulation(windTriangle(0.5).model, { integrator: 'velocity-implicit-euler', accuracy: 1e-3 })).rejects.toThrow(expect.objectContaining({ field: 'wind' })); // prettier-ignore
-  await expect(createAdaptiveSimulation(windTriangle().model, { integrator: 'velocity-implicit-euler', accuracy: 1e-3 })).rejects.toThrow(/wind: is not supported by 'velocity-implicit-euler'/); // prettier-ignore
-});
-
 describe.each([
   ['rk45', { integrator: 'rk45' }],
   ['step-doubling(heun)', { integrator: 'step-doubling', scheme: 'heun' }],
@@ -198,13 +187,6 @@ test('rk45, one spring 12 % long, nothing else: one accepted step ends it at 1.1
   expect(x[3]).toBeCloseTo(1.12 - 0.005, 12);
   expect(v[0]).toBeCloseTo(0.015 / h, 9);
   expect(v[3]).toBeCloseTo(-0.005 / h, 9);
-});
-
-test("velocity-implicit Euler refuses bending and strain limits, naming each (Drake's stepper has springs only)", async () => {
-  const options = { integrator: 'velocity-implicit-euler', accuracy: 1e-3 } as const;
-  await expect(createAdaptiveSimulation(bumpy(), options)).rejects.toThrow(/bending: is not supported by 'velocity-implicit-euler'/); // prettier-ignore
-  await expect(createAdaptiveSimulation(withStrainLimit(softCloth(), { maxStretch: 0.1 }), options)).rejects.toThrow(/strainLimit: is not supported by 'velocity-implicit-euler'/); // prettier-ignore
-  expect(() => new AdaptiveSimulation(bumpy(), options)).toThrow(WeftInputError);
 });
 
 test('readSolverStats: the adaptive statistics in the implicit integrators’ shape (velocity-implicit Euler on a hanging cloth)', async () => {

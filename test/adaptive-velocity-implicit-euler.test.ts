@@ -93,7 +93,7 @@ describe('error estimate (one step from the exact oscillator state at t = 0.1 s)
         options,
         (n) => new Float64Array(n),
       );
-      expect(stepper.attempt(h).kind).toBe('estimated');
+      expect(stepper.attempt(h, 0).kind).toBe('estimated');
       const e = stepper.errorVector;
       stepper.accept();
       const exact = oscillatorModel(t0 + h);

@@ -7,9 +7,7 @@
  */
 import { expect, test } from 'vitest';
 import {
-  buildCloth,
   createAdaptiveSimulation,
-  createModel,
   createSimulation,
   energy,
   withStrainLimit,
@@ -22,17 +20,14 @@ import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { runBoth } from './helpers/adaptive-both.ts';
 import { largestStretch, softCloth } from './helpers/strain-cloth.ts';
 import { windTriangle } from './helpers/wind-triangle.ts';
+import { bumpySheet } from './helpers/bumpy-sheet.ts';
 import { shot } from './helpers/self-contact-scenes.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
 
 const node = useNodeDevice((device) => device);
 
-/** The bumped free 5 × 5 sheet of adaptive-features.test.ts (flat at rest, no springs, no gravity). */
-function bumpy(): Model {
-  const flat = buildCloth({ nx: 5, ny: 5, spacing: 0.1, pins: 'none', gravity: [0, 0, 0] });
-  const bump = (k: number) => 0.02 * Math.sin(1.7 * k + 0.3 * k * k);
-  return createModel({ positions: flat.particlePositions.map((x, k) => x + bump(k)), masses: flat.particleMass, springPairs: [], springStiffness: 0, triangles: flat.triangleIndices, gravity: [0, 0, 0], bending: { stiffness: 0.05, damping: 0.002, restAngles: 'flat' } }); // prettier-ignore
-}
+/** The bumped free 5 × 5 sheet of adaptive-features.test.ts, with damped hinges. */
+const bumpy = (): Model => bumpySheet(0.002);
 
 const both = (model: Model, options: AdaptiveOptions, tEnd: number) =>
   runBoth(node.runner(), model, options, tEnd);

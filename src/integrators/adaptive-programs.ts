@@ -147,13 +147,13 @@ export interface AdaptiveFeatures {
  * each accepted step, in the fixed-step programs' order. velocity-implicit-euler's is the WebGPU
  * path's (step doubling of backward Euler; its trial steps stop by Caribou's criteria with a fresh
  * Jacobian each iteration); the CPU runs Drake's algorithm instead (backends/cpu/velocity-implicit-euler.ts).
- * A steady wind adds `aero` after each `eval` (wind-programs.ts); hinges (dihedral bending) need
+ * Wind adds `aero` after each `eval` and implicit `rhs` (wind-programs.ts); hinges (dihedral bending) need
  * no op: every `eval` includes them.
  */
 export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatures): Program {
-  const limited = withStrainLimitOps(schemeProgram(o), o.integrator, model.strainLimit ?? null);
+  const limited = withStrainLimitOps(schemeProgram(o), model.strainLimit ?? null);
   const contacts = withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
-  const winds = withWindOps(contacts, o.integrator, model.wind ?? null);
+  const winds = withWindOps(contacts, model.wind ?? null);
   return withSelfContact(winds, o.integrator, Boolean(model.selfCollision));
 }
 

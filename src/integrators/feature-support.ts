@@ -7,30 +7,26 @@
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { Model } from '../model/model.ts';
-import { resolveWind } from '../model/wind.ts';
-import { requireBendingSupport } from './bending-support.ts';
 import { INTEGRATOR_NAMES, type IntegratorName } from './catalog.ts';
 import { requireContactSupport } from './contact-programs.ts';
 import { requireSelfContactSupport } from './self-contact-programs.ts';
-import { requireStrainLimitSupport } from './strain-programs.ts';
-import { requireWindSupport } from './wind-programs.ts';
 
 /** Throws a WeftInputError naming the model's first feature that `integrator` cannot run. */
 export function requireFeatureSupport(model: Model | null | undefined, integrator: IntegratorName): void {
   requireContactSupport(model?.colliders?.length ?? 0, integrator);
-  requireWindSupport(model?.wind ?? null, integrator);
-  requireBendingSupport(Boolean(model?.bending), integrator);
   requireSelfContactSupport(Boolean(model?.selfCollision), integrator);
-  requireStrainLimitSupport(model?.strainLimit ?? null, integrator);
 }
 
 /** Each column of the support table: a model feature and the check that refuses it. */
 const FEATURES: readonly { readonly name: string; readonly check: (integrator: IntegratorName) => void }[] = [
   { name: 'colliders', check: (i) => requireContactSupport(1, i) },
-  { name: 'bending', check: (i) => requireBendingSupport(true, i) },
-  { name: 'strain limit', check: (i) => requireStrainLimitSupport({ maxStretch: 0.1, iterations: 4 }, i) },
-  { name: 'steady wind', check: (i) => requireWindSupport(resolveWind({ velocity: [1, 0, 0] }), i) },
-  { name: 'turbulent wind', check: (i) => requireWindSupport(resolveWind({ velocity: [1, 0, 0], turbulence: 1 }), i) },
+  // Every integrator bends (hinges join each eval, jacobians, rhs, product and diagonal on both
+  // backends; velocity-implicit Euler's Drake stepper adds them itself): nothing to refuse.
+  { name: 'bending', check: () => undefined },
+  // So does every integrator take a strain limit (sweeps after each step or accepted step).
+  { name: 'strain limit', check: () => undefined },
+  // And wind, steady or turbulent (each evaluation at its stage's time: wind-programs.ts).
+  { name: 'wind', check: () => undefined },
   { name: 'self-collision', check: (i) => requireSelfContactSupport(true, i) },
 ]; // prettier-ignore
 

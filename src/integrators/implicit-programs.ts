@@ -115,7 +115,8 @@ export function implicitProgram(
   };
   const steps: Record<ImplicitIntegratorName, () => Op[]> = {
     'implicit-euler': () => implicitEuler(rhs, solve),
-    'backward-euler': () => backwardEuler(rhs, solve),
+    // Newton's iterate is the step's end state: its force at t_n + h.
+    'backward-euler': () => backwardEuler({ ...rhs, stage: 1 }, solve),
     newmark: () => newmark(rhs, solve, o),
     'variational-symplectic-implicit': () => variational(rhs, solve),
   };

@@ -88,8 +88,8 @@ export function scaleStep(ops: readonly Op[], factor: number, start = 0): Op[] {
   const scaled = (c: Coefficient): Coefficient => (typeof c === 'number' ? c : (h: number) => c(factor * h));
   return ops.map((op): Op => {
     // A stage at t + c (factor h), the step starting at t + start h: c' = start + factor c.
-    if (op.op === 'eval' || op.op === 'aero') return timeShifted(op, factor, start, scaled);
-    if (op.op === 'rhs') return { ...op, coefficients: (h: number) => op.coefficients(factor * h) };
+    if (op.op === 'eval' || op.op === 'aero' || op.op === 'rhs')
+      return timeShifted(op, factor, start, scaled);
     if (op.op === 'solve') return { ...op, system: (h: number) => op.system(factor * h) };
     if (op.op === 'contacts') return { ...op, scale: scaled(op.scale) };
     if (op.op === 'contactForces' || op.op === 'contactFriction')
@@ -113,14 +113,15 @@ export function scaleStep(ops: readonly Op[], factor: number, start = 0): Op[] {
   });
 }
 
-/** An `eval` or `aero` of a step scaleStep() maps: its stage c → start + factor c (and aero's scale). */
+/** An `eval`, `aero` or `rhs` of a step scaleStep() maps: its stage c → start + factor c (and aero's and rhs's coefficients). */
 function timeShifted(
-  op: Extract<Op, { op: 'eval' | 'aero' }>,
+  op: Extract<Op, { op: 'eval' | 'aero' | 'rhs' }>,
   factor: number,
   start: number,
   scaled: (c: Coefficient) => Coefficient,
 ): Op {
   const stage = start + factor * (op.stage ?? 0);
   if (op.op === 'aero') return { ...op, stage, scale: scaled(op.scale) };
+  if (op.op === 'rhs') return { ...op, stage, coefficients: (h: number) => op.coefficients(factor * h) };
   return stage === 0 ? op : { ...op, stage };
 }

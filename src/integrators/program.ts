@@ -66,6 +66,8 @@ export type Op =
       readonly a: string;
       readonly extra: string;
       readonly coefficients: (h: number) => RhsCoefficients;
+      /** c: the force term's time is t_n + c h (as `eval`'s; time-dependent forces only); absent: 0. */
+      readonly stage?: number;
     }
   /**
    * `to` = A⁻¹ `rhs` by the program's linear solver, A = α M + β B + γ K at the last `jacobians`.

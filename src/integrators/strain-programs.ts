@@ -6,26 +6,15 @@
  * (Provot §4 adjusts velocities likewise). Fixed particles never move (Δ = 0 where w = 0).
  * rk45 and step doubling sweep after each accepted step, with the accepted h (as their contacts
  * project: src/integrators/contact-programs.ts), so an attempt is free of the limit and its error
- * estimate that of the unconstrained flight; velocity-implicit Euler refuses strain limits (the
- * CPU runs Drake's stepper, src/backends/cpu/velocity-implicit-euler.ts, which has no such ops).
+ * estimate that of the unconstrained flight; so does velocity-implicit Euler (its WebGPU program
+ * through these ops, the CPU's Drake stepper, src/backends/cpu/velocity-implicit-euler.ts, by the
+ * same sweeps in its accept()).
  */
-import { WeftInputError } from '../core/errors.ts';
 import type { ResolvedStrainLimit } from '../model/strain-limit.ts';
-import type { IntegratorName } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 
-/** Throws when strain limits cannot be used with this integrator. */
-export function requireStrainLimitSupport(
-  limit: ResolvedStrainLimit | null,
-  integrator: IntegratorName,
-): void {
-  if (limit && integrator === 'velocity-implicit-euler')
-    throw new WeftInputError('strainLimit', `is not supported by '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step integrator`); // prettier-ignore
-}
-
 /** `program` with its strain-limit sweeps after each step (null: unchanged). */
-export function withStrainLimitOps(program: Program, integrator: IntegratorName, limit: ResolvedStrainLimit | null): Program {
-  requireStrainLimitSupport(limit, integrator);
+export function withStrainLimitOps(program: Program, limit: ResolvedStrainLimit | null): Program {
   if (!limit) return program;
   const sweep: Op[] = [
     { op: 'strainCorrection', x: 'x', to: 'strain.dx', maxStretch: limit.maxStretch },

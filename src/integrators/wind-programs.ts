@@ -15,23 +15,16 @@
  * The turbulence depends on time: every `aero` after an `eval` takes the wind at that evaluation's
  * stage time t_n + c h (a Runge–Kutta stage's c_i, 1 for a corrector's or history's state at the
  * step's end), so a scheme of order p stays of order p in a turbulent wind; an implicit
- * right-hand side's takes it at t_n with the state of the last `jacobians` (explicit treatment,
- * within the implicit schemes' own O(h) error). t_n is the executor's clock (src/backends/cpu/aero.ts, webgpu/aero-ops.ts):
- * steps × h on fixed-step programs (`windClock` ends each step), the accepted time on adaptive
- * ones (no `windClock`: the stepper sets it before each attempt). Velocity-implicit Euler refuses
- * wind (the CPU runs Drake's stepper, src/backends/cpu/velocity-implicit-euler.ts, springs only).
+ * right-hand side's takes it at the rhs's stage with the state of the last `jacobians` (explicit
+ * treatment: t_n + h for backward Euler's Newton iterate, t_n for the other schemes' linearisation
+ * at the step's start, within their O(h) error in the drag). t_n is the executor's clock
+ * (src/backends/cpu/aero.ts, webgpu/aero-ops.ts): steps × h on fixed-step programs (`windClock`
+ * ends each step), the accepted time on adaptive ones (no `windClock`: the stepper sets it before
+ * each attempt). Every integrator takes wind; velocity-implicit Euler's CPU path (Drake's stepper,
+ * src/backends/cpu/velocity-implicit-euler.ts) adds it to a at each Newton iterate, at t + h.
  */
-import { WeftInputError } from '../core/errors.ts';
-import type { IntegratorName } from './catalog.ts';
 import type { Op, Program } from './program.ts';
 import type { ResolvedWind } from '../model/wind.ts';
-
-/** Throws when `wind` (null: none) cannot be used with this integrator, naming why. */
-export function requireWindSupport(wind: ResolvedWind | null, integrator: IntegratorName): void {
-  if (!wind) return;
-  if (integrator === 'velocity-implicit-euler')
-    throw new WeftInputError('wind', `is not supported by '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step integrator`); // prettier-ignore
-}
 
 /** `ops` with an `aero` op after each eval and each rhs (recursively through Newton loops). */
 function withAero(ops: readonly Op[], state: { x: string }): Op[] {
@@ -48,7 +41,10 @@ function withAero(ops: readonly Op[], state: { x: string }): Op[] {
       case 'rhs': {
         const scale = (h: number): number => op.coefficients(h).forceScale;
         if (op.coefficients(1).forceScale === 0 && op.coefficients(0.5).forceScale === 0) return [op];
-        return [op, { op: 'aero', x: state.x, v: op.v, to: op.to, scale, perMass: false, stage: 0 }];
+        return [
+          op,
+          { op: 'aero', x: state.x, v: op.v, to: op.to, scale, perMass: false, stage: op.stage ?? 0 },
+        ];
       }
       case 'newton':
         return [{ ...op, begin: withAero(op.begin, state), residual: withAero(op.residual, state), update: withAero(op.update, state) }]; // prettier-ignore
@@ -59,12 +55,7 @@ function withAero(ops: readonly Op[], state: { x: string }): Op[] {
 }
 
 /** `program` with the wind's ops (`wind` null: unchanged). */
-export function withWindOps(
-  program: Program,
-  integrator: IntegratorName,
-  wind: ResolvedWind | null,
-): Program {
-  requireWindSupport(wind, integrator);
+export function withWindOps(program: Program, wind: ResolvedWind | null): Program {
   if (!wind) return program;
   const state = { x: 'x' };
   const adaptive = program.adaptive;

@@ -73,12 +73,7 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
     super();
     const program = withSelfContact(
       withWindOps(
-        withContacts(
-          withStrainLimitOps(scheme, integrator, model.strainLimit),
-          integrator,
-          model.colliders.length,
-        ),
-        integrator,
+        withContacts(withStrainLimitOps(scheme, model.strainLimit), integrator, model.colliders.length),
         model.wind,
       ),
       integrator,

@@ -8,6 +8,13 @@
  * solved matrix-free by the existing PCG (src/backends/cpu/linear-solver.ts) over the spring Jacobian
  * blocks of src/backends/cpu/implicit-passes.ts (K = −∂f/∂x, B = −∂f/∂v, as the implicit integrators use).
  *
+ * Forces besides the springs' (src/model): dihedral hinges (their force in a, their Gauss–Newton K
+ * and B in the iteration matrix, as the implicit integrators have them: bending.ts), and wind
+ * (aero.ts: its force in a at the step's end time t + h, its Jacobian left out of the matrix as
+ * the implicit integrators leave it, so Newton converges linearly where the drag is strong). A
+ * strain limit's sweeps (strain-limit.ts, src/integrators/strain-programs.ts) follow each accepted
+ * step, with its h, as rk45's do.
+ *
  * Error estimate: one step h first (it is the likeliest to fail, and its Jacobian is reused by
  * the others), then two steps h/2; the half steps are propagated and e = x̄ⁿ⁺¹ − x̃ⁿ⁺¹ is the
  * estimate, O(h²) (Drake eq. 22), so the controller uses the exponent 1/2.
@@ -40,6 +47,9 @@ import {
   type ResolvedAdaptiveOptions,
 } from '../../integrators/adaptive-options.ts';
 import { derivative } from './passes.ts';
+import { CpuAero } from './aero.ts';
+import { CpuBending } from './bending.ts';
+import { strainCorrection } from './strain-limit.ts';
 
 export type VelocityImplicitEulerOptions = Pick<
   ResolvedAdaptiveOptions,
@@ -92,6 +102,15 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private inLargeStep = false;
   /** 10 ε of the storage ({@link ZERO_UPDATE_EPSILONS}; ε = 2u). */
   private readonly zeroUpdate: number;
+  /** The hinges' forces at the iterate (the Jacobian's are jacobianStates.bending); null: no bending. */
+  private readonly hinges: CpuBending | null;
+  /** The wind's forces; null: no wind. */
+  private readonly aero: CpuAero | null;
+  /** The strain limit's correction Δ of a sweep. */
+  private readonly strainStep: RealArray | null;
+  /** t of the current attempt's state, and its h. */
+  private time = 0;
+  private attempted = 0;
 
   constructor(
     private readonly model: Model,
@@ -115,28 +134,32 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     ) as [RealArray, RealArray, RealArray, RealArray, RealArray];
     this.springForce = real(3 * model.springCount);
     ({ states: this.jacobianStates, work: this.work } = solverStorage(model, real));
+    this.hinges = model.bending ? new CpuBending(model, real) : null;
+    this.aero = model.wind ? new CpuAero(model) : null;
+    this.strainStep = model.strainLimit ? real(n3) : null;
   }
 
   get derivativeEvaluations(): number {
     return this.evaluations;
   }
 
-  attempt(h: number): AttemptOutcome {
+  attempt(h: number, t: number): AttemptOutcome {
     const { current, full, middle, candidate } = this;
+    [this.time, this.attempted] = [t, h];
     this.jacobianFresh = false;
     // The large step, guessed from the current velocity.
     this.inLargeStep = true;
     this.guess.set(current.velocities);
-    const large = this.implicitStep(current, h, full);
+    const large = this.implicitStep(current, h, full, t);
     this.inLargeStep = false;
     if (!large) return { kind: 'newton-failed' };
     // First half step, guessed at the mean of v_n and v̄ⁿ⁺¹ (the velocity midway).
     for (let k = 0; k < this.guess.length; k++)
       this.guess[k] = 0.5 * (current.velocities[k]! + full.velocities[k]!);
-    if (!this.implicitStep(current, h / 2, middle)) return { kind: 'newton-failed' };
+    if (!this.implicitStep(current, h / 2, middle, t)) return { kind: 'newton-failed' };
     // Second half step ends where the large one did: guessed from v̄ⁿ⁺¹.
     this.guess.set(full.velocities);
-    if (!this.implicitStep(middle, h / 2, candidate)) return { kind: 'newton-failed' };
+    if (!this.implicitStep(middle, h / 2, candidate, t + h / 2)) return { kind: 'newton-failed' };
     const error = differenceNorm(
       this.model,
       full,
@@ -150,10 +173,18 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
 
   accept(): void {
     [this.current, this.candidate] = [this.candidate, this.current];
+    const limit = this.model.strainLimit;
+    if (!limit) return;
+    // Provot's sweeps, Δ = strainCorrection(x), x ← x + Δ, v ← v + Δ / h (strain-programs.ts).
+    const [{ positions: x, velocities: v }, dx, h] = [this.current, this.strainStep!, this.attempted];
+    for (let sweep = 0; sweep < limit.iterations; sweep++) {
+      strainCorrection(this.model, x, limit.maxStretch, dx);
+      for (let k = 0; k < x.length; k++) [x[k], v[k]] = [x[k]! + dx[k]!, v[k]! + dx[k]! / h];
+    }
   }
 
-  /** One implicit Euler step from `start` over h into `out`, Newton from the velocity `guess`. */
-  private implicitStep(start: StatePair, h: number, out: StatePair): boolean {
+  /** One implicit Euler step from `start` (at time t) over h into `out`, Newton from the velocity `guess`. */
+  private implicitStep(start: StatePair, h: number, out: StatePair, t: number): boolean {
     const o = this.options;
     const trials = o.fullNewton || !o.reuseJacobian ? 1 : 2;
     for (let trial = 1; trial <= trials; trial++) {
@@ -161,7 +192,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
       for (let k = 0; k < out.positions.length; k++)
         out.positions[k] = start.positions[k]! + h * out.velocities[k]!;
       if (!o.fullNewton && !this.freshen(trial, out, h)) return false;
-      if (this.newtonSolve(start, h, out)) return true;
+      if (this.newtonSolve(start, h, out, t + h)) return true;
       this.newton.failedSolves++;
     }
     return false;
@@ -214,8 +245,20 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     if (this.inLargeStep) this.newton.errorEstimatorFactorizations++;
   }
 
-  /** Newton iterations on v₊ (in `out`, which holds the starting iterate). True when converged. */
-  private newtonSolve(start: StatePair, h: number, out: StatePair): boolean {
+  /** a(x, v) at time t into `a`: springs (and Rayleigh mass damping), hinges, wind. */
+  private evaluate(x: RealArray, v: RealArray, t: number, a: RealArray): void {
+    derivative(this.model, x, v, this.options.rayleighMass, this.springForce, a);
+    this.hinges?.states(x, v, true);
+    this.hinges?.gather(a, true);
+    if (this.aero) {
+      this.aero.origin = t; // no windClock here: the wind's time is the origin
+      this.aero.apply(x, v, a, 1, true, 0, 0);
+    }
+    this.evaluations++;
+  }
+
+  /** Newton iterations on v₊ (in `out`, which holds the starting iterate), a at time t. True when converged. */
+  private newtonSolve(start: StatePair, h: number, out: StatePair, t: number): boolean {
     const { model, options: o, newton, acceleration: a, rhs, delta, deltaPositions } = this;
     const { positions: x, velocities: v } = out;
     const { positions: x0, velocities: v0 } = start;
@@ -225,8 +268,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
         this.evaluateJacobian(out);
         this.formIterationMatrix(h);
       }
-      derivative(model, x, v, o.rayleighMass, this.springForce, a);
-      this.evaluations++;
+      this.evaluate(x, v, t, a);
       // −M R = −M (v₊ − v − h a(x + h v₊, v₊)), zero on fixed particles.
       for (let i = 0; i < model.particleCount; i++) {
         const m = model.particleInvMass[i] === 0 ? 0 : model.particleMass[i]!;

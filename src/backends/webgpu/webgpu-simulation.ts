@@ -75,9 +75,9 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   ) {
     super();
     const { program: scheme, dt, implicit } = programOf(options, model.particleCount);
-    const limited = withStrainLimitOps(scheme, options.integrator, model.strainLimit);
+    const limited = withStrainLimitOps(scheme, model.strainLimit);
     const contacts = withContacts(limited, options.integrator, model.colliders.length);
-    const winds = withWindOps(contacts, options.integrator, model.wind);
+    const winds = withWindOps(contacts, model.wind);
     const program = withSelfContact(winds, options.integrator, model.selfCollision !== null);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
