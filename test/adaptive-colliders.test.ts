@@ -10,7 +10,6 @@ import {
   buildCloth,
   createAdaptiveSimulation,
   withColliders,
-  withSelfCollision,
   WeftInputError,
   type AdaptiveOptions,
   type Model,
@@ -132,7 +131,6 @@ describe('what the adaptive integrators cannot run is refused, however the simul
   const cloth = buildCloth({ nx: 3, ny: 3 });
   test.each([
     ['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])],
-    ['selfCollision', 'velocity-implicit-euler', withSelfCollision(cloth, {})],
   ] as const)('%s with %s', async (field, integrator, model) => {
     const made = [
       () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),

@@ -10,9 +10,10 @@
  * (test/implicit-self-contact.test.ts). rk45 and step doubling list the pairs in `first`, once per
  * accepted state with the h of its first attempt (a rejected attempt's retry, at a smaller h,
  * reaches less far, so the list still covers it), and end each accepted step with the fail-safe
- * (test/adaptive-features.test.ts). The variational scheme is not tested with it yet, and
- * velocity-implicit Euler (Drake's stepper on the CPU) has no pair terms: they refuse it. WebGPU
- * runs the same ops (src/backends/webgpu/self-contact-ops.ts).
+ * (test/adaptive-features.test.ts); so does velocity-implicit Euler's program on WebGPU (its
+ * CPU path, Drake's stepper, lists the pairs at each attempt itself:
+ * src/backends/cpu/velocity-implicit-euler.ts). The variational scheme is not tested with it yet:
+ * it refuses it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
  */
 import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
@@ -21,8 +22,6 @@ import type { Op, Program } from './program.ts';
 /** Throws when self-collision cannot be used with this integrator (on either backend), naming why. */
 export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName): void {
   if (!enabled) return;
-  if (integrator === 'velocity-implicit-euler')
-    throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'rk45', 'step-doubling' or a fixed-step integrator`);
   if (integrator === 'variational-symplectic-implicit')
     throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', 'newmark', 'backward-euler', or an explicit or multistep integrator`);
 } // prettier-ignore

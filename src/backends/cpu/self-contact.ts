@@ -220,6 +220,18 @@ export class CpuSelfContact extends RankOneTerms {
     if (terms) this.forceTerms();
   }
 
+  /**
+   * This list is `from`'s (its pairs, particles, incidence, step and start): a second set of terms
+   * over the same pairs, e.g. a Jacobian's kept apart from the forces evaluated at each iterate.
+   */
+  sharePairs(from: CpuSelfContact): void {
+    Object.assign(this, { pairs: from.pairs, h: from.h, extent: from.extent });
+    this.start.set(from.start);
+    this.reach.set(from.reach);
+    this.reserve(from.count);
+    [this.count, this.indices, this.incidence] = [from.count, from.indices, from.incidence];
+  }
+
   /** The `selfFailSafe` op: planar truncation of each free particle's move from the step's start (self-fail-safe.ts). */
   failSafe(x: RealArray, v: RealArray): void {
     selfFailSafe(this, x, v);

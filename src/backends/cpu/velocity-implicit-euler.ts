@@ -13,7 +13,10 @@
  * (aero.ts: its force in a at the step's end time t + h, its Jacobian left out of the matrix as
  * the implicit integrators leave it, so Newton converges linearly where the drag is strong). A
  * strain limit's sweeps (strain-limit.ts, src/integrators/strain-programs.ts) follow each accepted
- * step, with its h, as rk45's do.
+ * step, with its h, as rk45's do. Self-collision (self-contact.ts): each attempt lists the pairs
+ * within reach of its h from the accepted state; their repulsion joins a (activated by d < r at the
+ * iterate) and their K, B the iteration matrix (a Jacobian of another list is stale: a new list
+ * means a fresh Jacobian); the fail-safe ends each accepted step, after the sweeps.
  *
  * Error estimate: one step h first (it is the likeliest to fail, and its Jacobian is reused by
  * the others), then two steps h/2; the half steps are propagated and e = x̄ⁿ⁺¹ − x̃ⁿ⁺¹ is the
@@ -49,6 +52,7 @@ import {
 import { derivative } from './passes.ts';
 import { CpuAero } from './aero.ts';
 import { CpuBending } from './bending.ts';
+import { CpuSelfContact } from './self-contact.ts';
 import { strainCorrection } from './strain-limit.ts';
 
 export type VelocityImplicitEulerOptions = Pick<
@@ -106,6 +110,8 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private readonly hinges: CpuBending | null;
   /** The wind's forces; null: no wind. */
   private readonly aero: CpuAero | null;
+  /** Self-collision's pair list and forces at the iterate (the Jacobian's: jacobianStates.selfContact). */
+  private readonly self: CpuSelfContact | null;
   /** The strain limit's correction Δ of a sweep. */
   private readonly strainStep: RealArray | null;
   /** t of the current attempt's state, and its h. */
@@ -136,6 +142,8 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     ({ states: this.jacobianStates, work: this.work } = solverStorage(model, real));
     this.hinges = model.bending ? new CpuBending(model, real) : null;
     this.aero = model.wind ? new CpuAero(model) : null;
+    this.self = model.selfCollision ? new CpuSelfContact(model, real) : null;
+    this.jacobianStates.selfContact = model.selfCollision ? new CpuSelfContact(model, real) : null;
     this.strainStep = model.strainLimit ? real(n3) : null;
   }
 
@@ -147,6 +155,11 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     const { current, full, middle, candidate } = this;
     [this.time, this.attempted] = [t, h];
     this.jacobianFresh = false;
+    if (this.self) {
+      this.self.detect(current.positions, current.velocities, h);
+      this.jacobianStates.selfContact!.sharePairs(this.self);
+      this.hasJacobian = false;
+    }
     // The large step, guessed from the current velocity.
     this.inLargeStep = true;
     this.guess.set(current.velocities);
@@ -173,14 +186,15 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
 
   accept(): void {
     [this.current, this.candidate] = [this.candidate, this.current];
+    const { positions: x, velocities: v } = this.current;
     const limit = this.model.strainLimit;
-    if (!limit) return;
     // Provot's sweeps, Δ = strainCorrection(x), x ← x + Δ, v ← v + Δ / h (strain-programs.ts).
-    const [{ positions: x, velocities: v }, dx, h] = [this.current, this.strainStep!, this.attempted];
-    for (let sweep = 0; sweep < limit.iterations; sweep++) {
+    for (let sweep = 0; limit && sweep < limit.iterations; sweep++) {
+      const [dx, h] = [this.strainStep!, this.attempted];
       strainCorrection(this.model, x, limit.maxStretch, dx);
       for (let k = 0; k < x.length; k++) [x[k], v[k]] = [x[k]! + dx[k]!, v[k]! + dx[k]! / h];
     }
+    this.self?.failSafe(x, v);
   }
 
   /** One implicit Euler step from `start` (at time t) over h into `out`, Newton from the velocity `guess`. */
@@ -250,6 +264,8 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     derivative(this.model, x, v, this.options.rayleighMass, this.springForce, a);
     this.hinges?.states(x, v, true);
     this.hinges?.gather(a, true);
+    this.self?.states(x, v, false, true);
+    this.self?.gather(a, true);
     if (this.aero) {
       this.aero.origin = t; // no windClock here: the wind's time is the origin
       this.aero.apply(x, v, a, 1, true, 0, 0);
