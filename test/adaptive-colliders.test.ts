@@ -129,20 +129,21 @@ test('setColliderPose then advance(n): an input error (a pose needs the duration
 describe('what the adaptive integrators cannot run is refused, however the simulation is made', () => {
   const plane = { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] } as const;
   const cloth = buildCloth({ nx: 3, ny: 3 });
-  test.each([
-    ['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])],
-  ] as const)('%s with %s', async (field, integrator, model) => {
-    const made = [
-      () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),
-      () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3, backend: 'webgpu' }),
-      () => new AdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),
-    ];
-    for (const make of made) {
-      const error = await Promise.resolve()
-        .then(make)
-        .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(WeftInputError);
-      expect((error as WeftInputError).field).toBe(field);
-    }
-  });
+  test.each([['colliders', 'velocity-implicit-euler', withColliders(cloth, [plane])]] as const)(
+    '%s with %s',
+    async (field, integrator, model) => {
+      const made = [
+        () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),
+        () => createAdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3, backend: 'webgpu' }),
+        () => new AdaptiveSimulation(model as Model, { integrator, accuracy: 1e-3 }),
+      ];
+      for (const make of made) {
+        const error = await Promise.resolve()
+          .then(make)
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(WeftInputError);
+        expect((error as WeftInputError).field).toBe(field);
+      }
+    },
+  );
 });
