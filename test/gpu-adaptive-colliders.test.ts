@@ -25,18 +25,26 @@ const node = useNodeDevice((device) => device);
 const both = (model: Model, options: AdaptiveOptions, tEnd: number) =>
   runBoth(node.runner(), model, options, tEnd);
 
-test('step doubling (heun) on a 35° incline, μ = 0.5: the GPU slides by ½ g (sin θ − μ cos θ) t², as the CPU', async () => {
-  const { model, down, a } = incline(35);
-  const T = 0.5;
-  // Gravity alone has no error to estimate: every step is maxStep.
-  const { gpu, cpu, description } = await both(model, { integrator: 'step-doubling', scheme: 'heun', accuracy: 1e-4, maxStep: 1 / 240 }, T); // prettier-ignore
-  expect(description).not.toMatch(/fused/);
-  const along = slide(model, gpu.positions, down);
-  // Exact under a constant acceleration with friction taken back at drift ½ (CPU f64: to 1e-12);
-  // float32 over 120 steps: ~120 roundings of ~6e-8 relative.
-  expect(Math.abs(along / (0.5 * a * T * T) - 1)).toBeLessThan(2e-5);
-  expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
-}, 60_000);
+test.each([
+  ['step doubling (heun)', { integrator: 'step-doubling', scheme: 'heun' }, 0.5],
+  // Two half steps of backward Euler carry a constant acceleration with drift ¾ (adaptive-colliders.test.ts).
+  ['velocity-implicit Euler', { integrator: 'velocity-implicit-euler' }, 0.75],
+] as const)(
+  '%s on a 35° incline, μ = 0.5: the GPU slides by ½ a T² + (d − ½) a h T, as the CPU',
+  async (_, scheme, d) => {
+    const { model, down, a } = incline(35);
+    const [T, h] = [0.5, 1 / 240];
+    // Gravity alone has (nearly) no error to estimate: every step is maxStep.
+    const { gpu, cpu, description } = await both(model, { ...scheme, accuracy: 1e-4, maxStep: h } as AdaptiveOptions, T); // prettier-ignore
+    expect(description).not.toMatch(/fused/);
+    const along = slide(model, gpu.positions, down);
+    // Friction taken back at the map's drift d: the closed form to round-off (CPU f64: to 1e-12);
+    // float32 over 120 steps: ~120 roundings of ~6e-8 relative.
+    expect(Math.abs(along / (0.5 * a * T * T + (d - 0.5) * a * h * T) - 1)).toBeLessThan(2e-5);
+    expectClose(gpu.positions, cpu.positions, 1e-5 * along, 'incline: positions GPU vs CPU f32 (m)');
+  },
+  60_000,
+);
 
 test('rk45: an 8² cloth falling on a sphere, GPU = CPU f32, no particle inside', async () => {
   const cloth = buildCloth({ nx: 8, ny: 8, spacing: 0.08, particleMass: 0.01, structuralStiffness: 200, shearStiffness: 50, bendStiffness: 10, damping: 0.05, pins: 'none', origin: [-0.28, 0.35, -0.28] }); // prettier-ignore

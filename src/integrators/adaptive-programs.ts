@@ -158,12 +158,20 @@ export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatu
 }
 
 /**
+ * Velocity-implicit Euler's accepted state is two half steps of backward Euler (x₊ = x + h v₊ =
+ * x + h v + h² a: drift 1), so (2 · 1 + 1)/4 = ¾, as for step doubling below; the CPU's Drake
+ * stepper projects its accepted steps with it too.
+ */
+export const VELOCITY_IMPLICIT_DRIFT = 3 / 4;
+
+/**
  * The `drift` of the accepted step (x₊ = x + h v + drift · h² a under a constant a;
  * src/integrators/schemes.ts): ½ for rk45; for step doubling, two half steps of a scheme of drift
  * d carry (2d + 1)/4 (h v/2 + d h² a/4, then h (v + h a/2)/2 + d h² a/4), and the Richardson value
  * (2^p y½ − y₁)/(2^p − 1) carries ½ for p = 1 and for every d = ½ scheme.
  */
 function acceptedDrift(o: ResolvedAdaptiveOptions): number {
+  if (o.integrator === 'velocity-implicit-euler') return VELOCITY_IMPLICIT_DRIFT;
   if (o.integrator !== 'step-doubling') return 0.5;
   const d = EXPLICIT_INTEGRATORS[o.scheme].drift;
   const half = (2 * d + 1) / 4;

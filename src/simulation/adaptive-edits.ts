@@ -34,6 +34,8 @@ export class AdaptiveEdits {
   private readonly poses: ColliderPoses;
   /** Why the particle edits are refused ([field, reason]); null when the stepper takes them. */
   private refusal: readonly [string, string] | null = ['integrator', 'no stepper connected'];
+  /** The stepper takes collider poses (ColliderSink). */
+  private posesConnected = false;
   /** An advance call is running (edits are refused). */
   private running = false;
 
@@ -49,6 +51,10 @@ export class AdaptiveEdits {
    * refuses the particle edits, naming `fused` or `integrator`.
    */
   connect(stepper: object, stepperModel: Model, integrator: string, fused: boolean): void {
+    // Colliders act after each accepted step: any stepper with a collider sink takes their poses
+    // (velocity-implicit Euler's too); one without has no colliders (the fused kernel).
+    this.posesConnected = 'writeCollider' in stepper;
+    if (this.posesConnected) this.poses.connect(stepper as ColliderSink);
     if (integrator === 'velocity-implicit-euler' || !('invalidate' in stepper)) {
       this.refusal = integrator === 'velocity-implicit-euler' || !fused ? ['integrator', `'${integrator}' keeps its Newton state its own way; use 'rk45', 'step-doubling' or a fixed-step integrator`] : ['fused', 'the fused kernel keeps its own state; create the simulation with fused: false']; // prettier-ignore
       return;
@@ -57,7 +63,6 @@ export class AdaptiveEdits {
     this.refusal = null;
     // Every write to the state makes the stepper evaluate its first stage again (k₁, the
     // self-contact pairs); colliders do not enter it (they act after each accepted step).
-    this.poses.connect(editable);
     this.attachments.connect({
       writeVector: (name, indices, xyz) => {
         editable.writeVector(name, indices, xyz);
@@ -96,6 +101,7 @@ export class AdaptiveEdits {
   }
 
   setColliderPose(index: number, pose: ColliderPose): void {
+    if (!this.posesConnected) this.refuse('setColliderPose()');
     this.refuseWhileRunning('setColliderPose()');
     this.poses.set(index, pose);
   }

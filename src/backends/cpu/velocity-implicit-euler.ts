@@ -16,7 +16,11 @@
  * step, with its h, as rk45's do. Self-collision (self-contact.ts): each attempt lists the pairs
  * within reach of its h from the accepted state; their repulsion joins a (activated by d < r at the
  * iterate) and their K, B the iteration matrix (a Jacobian of another list is stale: a new list
- * means a fresh Jacobian); the fail-safe ends each accepted step, after the sweeps.
+ * means a fresh Jacobian); the fail-safe ends each accepted step, after the sweeps. Colliders
+ * (contacts.ts) as rk45's: each accepted step is projected onto them, friction's Δv taken back from
+ * x with the accepted map's drift ¾ (adaptive-programs.ts), so the attempts and their error
+ * estimate are the unconstrained flight's (inside the Newton solve, contacts found by the full
+ * and the half steps differed, and a cloth's first contacts drove the step to 1e-9 s).
  *
  * Error estimate: one step h first (it is the likeliest to fail, and its Jacobian is reused by
  * the others), then two steps h/2; the half steps are propagated and e = x̄ⁿ⁺¹ − x̃ⁿ⁺¹ is the
@@ -42,6 +46,7 @@ import { solverStorage, solveLinear, type SolverWorkspace } from './linear-solve
 import { springStates, type SpringStates } from './implicit-passes.ts';
 import type { RealArray } from './passes.ts';
 import type { Model } from '../../model/model.ts';
+import type { ResolvedCollider } from '../../model/colliders.ts';
 import { unitRoundoff, type AdaptiveStepper, type AttemptOutcome } from '../common/stepper.ts';
 import { differenceNorm, errorNorm, type StatePair } from './error-norm.ts';
 import {
@@ -52,6 +57,8 @@ import {
 import { derivative } from './passes.ts';
 import { CpuAero } from './aero.ts';
 import { CpuBending } from './bending.ts';
+import { CpuContacts } from './contacts.ts';
+import { VELOCITY_IMPLICIT_DRIFT } from '../../integrators/adaptive-programs.ts';
 import { CpuSelfContact } from './self-contact.ts';
 import { strainCorrection } from './strain-limit.ts';
 
@@ -112,6 +119,8 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private readonly aero: CpuAero | null;
   /** Self-collision's pair list and forces at the iterate (the Jacobian's: jacobianStates.selfContact). */
   private readonly self: CpuSelfContact | null;
+  /** The colliders; null: none. */
+  private readonly contacts: CpuContacts | null;
   /** The strain limit's correction Δ of a sweep. */
   private readonly strainStep: RealArray | null;
   /** t of the current attempt's state, and its h. */
@@ -142,9 +151,15 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     ({ states: this.jacobianStates, work: this.work } = solverStorage(model, real));
     this.hinges = model.bending ? new CpuBending(model, real) : null;
     this.aero = model.wind ? new CpuAero(model) : null;
+    this.contacts = model.colliders.length > 0 ? new CpuContacts(model) : null;
     this.self = model.selfCollision ? new CpuSelfContact(model, real) : null;
     this.jacobianStates.selfContact = model.selfCollision ? new CpuSelfContact(model, real) : null;
     this.strainStep = model.strainLimit ? real(n3) : null;
+  }
+
+  /** A kinematic collider's pose and velocity (ColliderSink, src/backends/common/collider-poses.ts). */
+  writeCollider(k: number, pose: ResolvedCollider, up: readonly number[], uq: readonly number[]): void {
+    this.contacts?.setCollider(k, pose, up, uq);
   }
 
   get derivativeEvaluations(): number {
@@ -194,6 +209,8 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
       strainCorrection(this.model, x, limit.maxStretch, dx);
       for (let k = 0; k < x.length; k++) [x[k], v[k]] = [x[k]! + dx[k]!, v[k]! + dx[k]! / h];
     }
+    this.contacts?.move(this.attempted);
+    this.contacts?.project(x, v, VELOCITY_IMPLICIT_DRIFT * this.attempted);
     this.self?.failSafe(x, v);
   }
 
