@@ -87,17 +87,27 @@ test('rk45: particles fixed at creation and released are error-controlled as on 
   }
 }, 60_000);
 
-test('velocity-implicit Euler on the per-op stepper refuses particle edits, naming `integrator`', async () => {
-  const vie = await createAdaptiveSimulation(driven(), { integrator: 'velocity-implicit-euler', accuracy: 1e-3, backend: 'webgpu', device: node.runner(), fused: false }); // prettier-ignore
+test('velocity-implicit Euler on the per-op stepper: pin and release as the CPU’s Drake stepper, ½ g T² + ¼ g h T', async () => {
+  // Two half steps of backward Euler at maxStep h carry gravity with drift ¾ (adaptive-attachments.test.ts).
+  const h = 1 / 240;
+  const model = createModel({ positions: [0, 1, 0], masses: [0.1], springPairs: [], springStiffness: 0 });
+  const gpu = await createAdaptiveSimulation(model, { integrator: 'velocity-implicit-euler', accuracy: 1e-3, maxStep: h, backend: 'webgpu', device: node.runner(), fused: false }); // prettier-ignore
+  const fall = (T: number) => 0.5 * G * T * T + 0.25 * G * h * T;
   try {
-    expect(vie.description).not.toMatch(/fused/);
-    expect(() => vie.pin([0])).toThrow(
-      expect.objectContaining({ name: 'WeftInputError', field: 'integrator' }),
-    );
+    expect(gpu.description).not.toMatch(/fused/);
+    await gpu.advanceTo(0.2);
+    const fallen = (await gpu.readState()).positions[1]!;
+    expect(Math.abs(fallen - (1 - fall(0.2)))).toBeLessThan(1e-6); // the closed form but for float32
+    gpu.pin([0]);
+    await gpu.advanceTo(0.3);
+    expect((await gpu.readState()).positions[1]).toBe(fallen);
+    gpu.release([0]);
+    await gpu.advanceTo(0.5);
+    expect(Math.abs((await gpu.readState()).positions[1]! - (fallen - fall(0.2)))).toBeLessThan(1e-6);
   } finally {
-    vie.destroy();
+    gpu.destroy();
   }
-});
+}, 60_000);
 
 test('the fused kernel refuses particle edits, naming `fused`', async () => {
   const fused = await createAdaptiveSimulation(driven(), { integrator: 'rk45', accuracy: 1e-3, backend: 'webgpu', device: node.runner() }); // prettier-ignore

@@ -1,5 +1,5 @@
 /**
- * What an adaptive simulation (rk45, step doubling) lets an app change while it runs, as a
+ * What an adaptive simulation (rk45, step doubling, velocity-implicit Euler) lets an app change while it runs, as a
  * fixed-step one does (src/backends/common/attachments.ts, collider-poses.ts): teleport particles
  * (setParticles), pin and release them, drive pinned ones along targets (setTargets), and move
  * kinematic colliders (setColliderPose). A call has no step count here, so its duration is the
@@ -7,8 +7,8 @@
  * a collider at (pose − pose now) / (t − now), each accepted step by h times that; advance(n) has
  * no duration and refuses to run while a target or pose is pending. A write to the state makes the
  * stepper evaluate its first stage again (rk45's k₁ = F(y) is kept per accepted state).
- * Velocity-implicit Euler (Drake's stepper on the CPU) and the fused WebGPU kernel keep their state
- * their own way: they refuse the particle edits, naming `integrator` or `fused`.
+ * (velocity-implicit Euler: its Jacobian is evaluated afresh). The fused WebGPU kernel keeps its
+ * state its own way: it refuses the particle edits, naming `fused`, and has no colliders.
  */
 import { ParticleAttachments, type ParticleUpdate } from '../backends/common/attachments.ts';
 import { ColliderPoses, type ColliderSink } from '../backends/common/collider-poses.ts';
@@ -55,8 +55,8 @@ export class AdaptiveEdits {
     // (velocity-implicit Euler's too); one without has no colliders (the fused kernel).
     this.posesConnected = 'writeCollider' in stepper;
     if (this.posesConnected) this.poses.connect(stepper as ColliderSink);
-    if (integrator === 'velocity-implicit-euler' || !('invalidate' in stepper)) {
-      this.refusal = integrator === 'velocity-implicit-euler' || !fused ? ['integrator', `'${integrator}' keeps its Newton state its own way; use 'rk45', 'step-doubling' or a fixed-step integrator`] : ['fused', 'the fused kernel keeps its own state; create the simulation with fused: false']; // prettier-ignore
+    if (!('invalidate' in stepper)) {
+      this.refusal = !fused ? ['integrator', `'${integrator}' has no stepper that takes particle edits`] : ['fused', 'the fused kernel keeps its own state; create the simulation with fused: false']; // prettier-ignore
       return;
     }
     const editable = stepper as EditableStepper;

@@ -116,7 +116,7 @@ export class AdaptiveSimulation implements Simulation {
     const live = this.edits.model;
     this.stepper =
       o.integrator === 'velocity-implicit-euler'
-        ? new VelocityImplicitEulerStepper(model, initial, o, this.real)
+        ? new VelocityImplicitEulerStepper(live, initial, o, this.real)
         : new CpuProgramStepper(live, initial, adaptiveProgram(o, model), o.precision);
     this.fused = null;
     this.edits.connect(this.stepper, live, o.integrator, false);

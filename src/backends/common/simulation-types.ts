@@ -65,8 +65,8 @@ export interface Simulation {
    * steps; on WebGPU with `queue.writeBuffer`, no readback. The scheme then goes on as a simulation
    * created at the new state would: its setup runs again (Newmark's a, the variational scheme's
    * momenta) and a multistep scheme restarts its history with RK4 steps; rk45 evaluates its first
-   * stage again. Velocity-implicit Euler and the fused adaptive kernel refuse it and the other
-   * attachment calls (a {@link WeftInputError} naming `integrator` or `fused`). A pinned particle keeps velocity 0.
+   * stage again. The fused adaptive kernel refuses it and the other attachment calls (a
+   * {@link WeftInputError} naming `fused`). A pinned particle keeps velocity 0.
    * Bad input is a {@link WeftInputError} naming `indices[k]`, `positions[k]` or `velocities[k]`.
    */
   setParticles(update: ParticleUpdate): void;

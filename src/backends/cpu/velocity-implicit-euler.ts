@@ -162,6 +162,21 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
     this.contacts?.setCollider(k, pose, up, uq);
   }
 
+  /** EditableStepper (src/simulation/adaptive-edits.ts): xyz of `indices` into the state's 'x' or 'v'. */
+  writeVector(name: string, indices: Uint32Array, xyz: Float64Array): void {
+    const to = name === 'x' ? this.current.positions : name === 'v' ? this.current.velocities : null;
+    if (!to) throw new Error(`VelocityImplicitEulerStepper.writeVector: no vector '${name}'`);
+    indices.forEach((i, k) => to.set(xyz.subarray(3 * k, 3 * k + 3), 3 * i));
+  }
+
+  /** EditableStepper: nothing to upload (every pass reads the model's inverse masses). */
+  writeMasses(): void {}
+
+  /** EditableStepper: the state jumped (a teleport, a pin): the next attempt evaluates a fresh Jacobian. */
+  invalidate(): void {
+    this.hasJacobian = false;
+  }
+
   get derivativeEvaluations(): number {
     return this.evaluations;
   }
