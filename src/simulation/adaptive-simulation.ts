@@ -358,8 +358,8 @@ export class AdaptiveSimulation implements Simulation {
   }
 
   /**
-   * Teleports particles (rk45 and step doubling; adaptive-edits.ts). Velocity-implicit Euler and the
-   * fused kernel refuse it, and pin(), release(), setTargets(), naming `integrator` or `fused`.
+   * Teleports particles (rk45, step doubling, velocity-implicit Euler; adaptive-edits.ts). The
+   * fused kernel refuses it, and pin(), release(), setTargets(), naming `fused`.
    */
   setParticles(update: ParticleUpdate): void {
     this.lifecycle.check('setParticles()');
