@@ -123,8 +123,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
   private readonly contacts: CpuContacts | null;
   /** The strain limit's correction Δ of a sweep. */
   private readonly strainStep: RealArray | null;
-  /** t of the current attempt's state, and its h. */
-  private time = 0;
+  /** h of the current attempt. */
   private attempted = 0;
 
   constructor(
@@ -183,7 +182,7 @@ export class VelocityImplicitEulerStepper implements AdaptiveStepper {
 
   attempt(h: number, t: number): AttemptOutcome {
     const { current, full, middle, candidate } = this;
-    [this.time, this.attempted] = [t, h];
+    this.attempted = h;
     this.jacobianFresh = false;
     if (this.self) {
       this.self.detect(current.positions, current.velocities, h);

@@ -12,6 +12,15 @@ import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES, TURBULENCE_RATES } from '../.
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
 
+/** φ_i − r_i ω t₀ reduced to [0, 2π) in float64: the waves' phases with the clock's origin t₀ folded in. */
+function phasesAt(origin: number, omega: number): number[] {
+  const turn = 2 * Math.PI;
+  return TURBULENCE_PHASES.map((phase, i) => {
+    const folded = (phase - TURBULENCE_RATES[i]! * omega * origin) % turn;
+    return folded < 0 ? folded + turn : folded;
+  });
+}
+
 /** The wind's buffers and dispatches on WebGPU: the `aero` and `windClock` ops. */
 export class GpuAero {
   /** t₀ (s), the time of clock step 0: 0 on fixed-step programs; adaptive steppers set each attempt's t_n (then setStep). */
@@ -32,7 +41,7 @@ export class GpuAero {
       velocity: wind.velocity, halfDrag: 0.5 * wind.density * wind.drag, halfLift: 0.5 * wind.density * wind.lift,
       direction0: direction(0), direction1: direction(1), direction2: direction(2), turbulence: wind.turbulence,
       wavenumber: (2 * Math.PI) / wind.turbulenceWavelength, frequency: (2 * Math.PI) / wind.turbulencePeriod,
-      rates: TURBULENCE_RATES, phases: TURBULENCE_PHASES, h, origin: this.origin, stage,
+      rates: TURBULENCE_RATES, phases: phasesAt(this.origin, (2 * Math.PI) / wind.turbulencePeriod), h, stage,
     }); // prettier-ignore
     this.buffers = {
       triangles: x.create('triangles', model.triangleIndices.byteLength, storage, model.triangleIndices.slice().buffer), // prettier-ignore
