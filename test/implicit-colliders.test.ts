@@ -118,7 +118,6 @@ test.each(SCHEMES.filter((s) => process.env['WEFT_MUTATION'] !== '1' || s === 'n
 
 test.each([
   [{ integrator: 'variational-symplectic-implicit', dt: 0.01 }, /'variational-symplectic-implicit'/],
-  [{ integrator: 'velocity-implicit-euler', accuracy: 1e-3 }, /adaptive/],
 ] as const)('%o still refuses colliders, naming them', async (options, message) => {
   const model = particle([0, 1, 0], { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] });
   const error = await createSimulation(model, options as never).catch((e: unknown) => e);
