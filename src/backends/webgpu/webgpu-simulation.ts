@@ -155,16 +155,6 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     return this.executor.dispatchesEncoded;
   }
 
-  /**
-   * Changes the step h of the steps encoded from now on (rewrites the uniforms that depend on it);
-   * for adaptive drivers. `dt` keeps the step the simulation was created with.
-   */
-  setTimeStep(h: number): void {
-    if (!Number.isFinite(h) || h <= 0)
-      throw new WeftInputError('dt', `must be a finite number > 0, got ${h}`);
-    this.executor.setStep(h);
-  }
-
   get stepCount(): number {
     return this.steps;
   }
