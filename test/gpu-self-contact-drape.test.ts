@@ -184,7 +184,7 @@ describe('a cloth thrown onto a sphere at 5 m/s (16², implicit Euler, h = 1/60)
     const device = node.runner();
     const step = trace.pairs.indexOf(Math.max(...trace.pairs));
     const { positions: x, velocities: v } = trace.starts[step]!;
-    const program = withSelfContact(programOf({ integrator: 'symplectic-euler', dt: H }, model.particleCount).program, 'symplectic-euler', true); // prettier-ignore
+    const program = withSelfContact(programOf({ integrator: 'symplectic-euler', dt: H }, model.particleCount).program, true); // prettier-ignore
     const executor = new WebGpuExecutor(device, model, program, H, 64);
     try {
       executor.writeVector('x', x);

@@ -32,7 +32,7 @@ function model16(): Model {
 /** An executor of symplectic Euler with self-collision, its state set to (x, v), running `ops` once. */
 async function runOps(model: Model, x: Float64Array, v: Float64Array, h: number, ops: (program: ReturnType<typeof programOf>['program']) => Parameters<WebGpuExecutor['compile']>[0]): Promise<WebGpuExecutor> {
   const device = node.runner();
-  const program = withSelfContact(programOf({ integrator: 'symplectic-euler', dt: h }, model.particleCount).program, 'symplectic-euler', true); // prettier-ignore
+  const program = withSelfContact(programOf({ integrator: 'symplectic-euler', dt: h }, model.particleCount).program, true); // prettier-ignore
   const executor = new WebGpuExecutor(device, model, program, h, 64);
   executor.writeVector('x', x);
   executor.writeVector('v', v);
@@ -106,7 +106,7 @@ describe('pair forces on the GPU', () => {
         ...(withList ? p.step.slice(0, 2) : []),
         evalOp(p),
       ]);
-      a = evalOp(withSelfContact(programOf({ integrator: 'symplectic-euler', dt: h }, model.particleCount).program, 'symplectic-euler', true)).a; // prettier-ignore
+      a = evalOp(withSelfContact(programOf({ integrator: 'symplectic-euler', dt: h }, model.particleCount).program, true)).a; // prettier-ignore
       const out = await executor.readVector(a);
       executor.destroy();
       return out;

@@ -5,13 +5,13 @@
  * triangle, and scenes checked by the exact triangle–triangle test (test/helpers/self-intersection.ts).
  */
 import { describe, expect, it } from 'vitest';
+import type { WeftError } from '../src/index.ts';
 import {
   buildCloth,
   createModel,
   createSimulation,
   parseScene,
   withSelfCollision,
-  WeftError,
   type Model,
 } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
@@ -316,23 +316,6 @@ async function run(model: Model, integrator: 'symplectic-euler' | 'implicit-eule
 }
 
 describe('self-collision options', () => {
-  const cloth = (): Model => buildCloth({ nx: 4, ny: 4, spacing: 0.1 });
-  it('integrators without it refuse it on either backend, naming selfCollision', async () => {
-    const model = withSelfCollision(cloth(), {});
-    for (const [options, words] of [
-      [{ integrator: 'variational-symplectic-implicit', dt: 0.01 }, "'variational-symplectic-implicit'"],
-      [
-        { integrator: 'variational-symplectic-implicit', dt: 0.01, backend: 'webgpu' },
-        "'variational-symplectic-implicit'",
-      ],
-    ] as const) {
-      const error = await createSimulation(model, options as never).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(WeftError);
-      expect((error as WeftError).field).toBe('selfCollision');
-      expect((error as WeftError).message).toContain(words);
-    }
-  });
-
   it('defaults: r = min(5 mm, 0.2 ℓ_min), k = the largest spring stiffness, 32 pairs per particle; null removes it', () => {
     const model = withSelfCollision(buildCloth({ nx: 4, ny: 4, spacing: 0.02, structuralStiffness: 700, shearStiffness: 900, bendStiffness: 300 }), {}); // prettier-ignore
     expect(model.selfCollision!.thickness).toBeCloseTo(0.004, 15);

@@ -257,8 +257,8 @@ async function main(): Promise<void> {
 
   const refused = await rebuild('reset');
   if (refused !== null) {
-    // Weft refused what the link asked for, each value valid alone (e.g. self-collision with an
-    // integrator that has none): the control the error names back to its default, or else every
+    // Weft refused what the link asked for, each value valid alone (e.g. a library scene's
+    // colliders with the variational scheme, which has none): the control the error names back to its default, or else every
     // control, rather than no cloth; the notice says why.
     const restore = (which: typeof defaults): void => {
       for (const [control, value] of which) {
@@ -266,7 +266,9 @@ async function main(): Promise<void> {
         else control.value = value;
       }
     };
-    const named = defaults.filter(([control]) => control.id === refused.field.split(/[.[]/)[0]);
+    // A refused `colliders` field is the library scene's (its capsules, boxes and floor).
+    const field = refused.field === 'colliders' ? 'scene' : refused.field.split(/[.[]/)[0];
+    const named = defaults.filter(([control]) => control.id === field);
     const linkValue = (c: HTMLInputElement | HTMLSelectElement): string =>
       c instanceof HTMLInputElement && c.type === 'checkbox' ? (c.checked ? '1' : '0') : c.value;
     const asked = named[0] ? `${named[0][0].id}=${linkValue(named[0][0])}` : '';

@@ -154,7 +154,7 @@ export function adaptiveProgram(o: ResolvedAdaptiveOptions, model: AdaptiveFeatu
   const limited = withStrainLimitOps(schemeProgram(o), model.strainLimit ?? null);
   const contacts = withContacts(limited, o.integrator, model.colliders?.length ?? 0, acceptedDrift(o));
   const winds = withWindOps(contacts, model.wind ?? null);
-  return withSelfContact(winds, o.integrator, Boolean(model.selfCollision));
+  return withSelfContact(winds, Boolean(model.selfCollision));
 }
 
 /**

@@ -9,12 +9,10 @@ import { WeftInputError } from '../core/errors.ts';
 import type { Model } from '../model/model.ts';
 import { INTEGRATOR_NAMES, type IntegratorName } from './catalog.ts';
 import { requireContactSupport } from './contact-programs.ts';
-import { requireSelfContactSupport } from './self-contact-programs.ts';
 
 /** Throws a WeftInputError naming the model's first feature that `integrator` cannot run. */
 export function requireFeatureSupport(model: Model | null | undefined, integrator: IntegratorName): void {
   requireContactSupport(model?.colliders?.length ?? 0, integrator);
-  requireSelfContactSupport(Boolean(model?.selfCollision), integrator);
 }
 
 /** Each column of the support table: a model feature and the check that refuses it. */
@@ -27,7 +25,8 @@ const FEATURES: readonly { readonly name: string; readonly check: (integrator: I
   { name: 'strain limit', check: () => undefined },
   // And wind, steady or turbulent (each evaluation at its stage's time: wind-programs.ts).
   { name: 'wind', check: () => undefined },
-  { name: 'self-collision', check: (i) => requireSelfContactSupport(true, i) },
+  // And self-collision (pairs listed at each step's or accepted state's start, the fail-safe after it).
+  { name: 'self-collision', check: () => undefined },
 ]; // prettier-ignore
 
 /** Whether `check` lets `integrator` run the feature. */

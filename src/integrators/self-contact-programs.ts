@@ -15,31 +15,30 @@
  * src/backends/cpu/velocity-implicit-euler.ts). The variational scheme is not tested with it yet:
  * it refuses it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
  */
-import { WeftInputError } from '../core/errors.ts';
-import type { IntegratorName } from './catalog.ts';
 import type { Op, Program } from './program.ts';
-
-/** Throws when self-collision cannot be used with this integrator (on either backend), naming why. */
-export function requireSelfContactSupport(enabled: boolean, integrator: IntegratorName): void {
-  if (!enabled) return;
-  if (integrator === 'variational-symplectic-implicit')
-    throw new WeftInputError('selfCollision', `is not supported by '${integrator}' yet: use 'implicit-euler', 'newmark', 'backward-euler', or an explicit or multistep integrator`);
-} // prettier-ignore
+import { NO_RHS_TERMS } from './implicit-schemes.ts';
 
 /** The vector that holds the positions a step starts from (the fail-safe's reference). */
 export const SELF_START = 'self.x0';
 
 /** `program` with its self-collision ops (`enabled` false: unchanged). */
-export function withSelfContact(program: Program, integrator: IntegratorName, enabled: boolean): Program {
-  requireSelfContactSupport(enabled, integrator);
+export function withSelfContact(program: Program, enabled: boolean): Program {
   if (!enabled) return program;
   const begin: Op[] = [
     { op: 'combine', outputs: [{ to: SELF_START, terms: [[1, 'x']] }] },
     { op: 'selfContacts', x: 'x', v: 'v' },
   ];
-  const end: Op = { op: 'selfFailSafe', x: 'x', v: 'v', start: SELF_START };
+  const failSafe: Op = { op: 'selfFailSafe', x: 'x', v: 'v', start: SELF_START };
+  // A scheme that carries momenta (the variational one's p) gets the fail-safe's impulse too:
+  // p += M (v after − v before), so the next step starts from the truncated motion.
+  const end: Op[] = !program.momenta ? [failSafe] : [
+    { op: 'combine', outputs: [{ to: 'self.v0', terms: [[1, 'v']] }] },
+    failSafe,
+    { op: 'combine', outputs: [{ to: 'self.dv', terms: [[1, 'v'], [-1, 'self.v0']] }] },
+    { op: 'rhs', to: program.momenta, v: 'self.dv', a: 'self.dv', extra: program.momenta, coefficients: () => ({ ...NO_RHS_TERMS, extraScale: 1, velocityMass: 1 }) },
+  ];
   const adaptive = program.adaptive;
-  if (adaptive) return { ...program, adaptive: { ...adaptive, first: [...begin, ...adaptive.first], accept: [...adaptive.accept, end] } }; // prettier-ignore
-  const wrap = (ops: readonly Op[]): Op[] => (ops.length === 0 ? [] : [...begin, ...ops, end]);
+  if (adaptive) return { ...program, adaptive: { ...adaptive, first: [...begin, ...adaptive.first], accept: [...adaptive.accept, ...end] } }; // prettier-ignore
+  const wrap = (ops: readonly Op[]): Op[] => (ops.length === 0 ? [] : [...begin, ...ops, ...end]);
   return { ...program, startup: wrap(program.startup), step: wrap(program.step) };
 } // prettier-ignore

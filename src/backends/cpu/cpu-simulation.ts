@@ -76,7 +76,6 @@ export class CpuProgramSimulation extends AttachableSimulation implements Simula
         withContacts(withStrainLimitOps(scheme, model.strainLimit), integrator, model.colliders.length),
         model.wind,
       ),
-      integrator,
       model.selfCollision !== null,
     );
     this.program = program;

@@ -78,7 +78,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     const limited = withStrainLimitOps(scheme, model.strainLimit);
     const contacts = withContacts(limited, options.integrator, model.colliders.length);
     const winds = withWindOps(contacts, model.wind);
-    const program = withSelfContact(winds, options.integrator, model.selfCollision !== null);
+    const program = withSelfContact(winds, model.selfCollision !== null);
     const workgroupSize = integerAtLeast('workgroupSize', options.workgroupSize, 64);
     this.stepsPerSubmit = integerAtLeast('stepsPerSubmit', options.stepsPerSubmit, implicit ? 4 : 64);
     this.checkEvery = integerAtLeast('checkEvery', options.checkEvery, implicit ? 8 : 0, 0);
