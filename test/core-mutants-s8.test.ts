@@ -100,3 +100,15 @@ describe('trianglesIntersect: a triangle touching the other plane with one corne
     expect(trianglesIntersect(u, t(0.2))).toBe(true);
   });
 });
+
+describe('trianglesIntersect: coplanar triangles whose edges cross, no corner inside the other', () => {
+  test('the hexagram: two equilateral triangles, one turned by 180°, intersect', () => {
+    // Corners on the unit circle: each triangle's corners lie outside the other (beyond its
+    // edges at distance ½ from the centre), and each edge crosses two of the other's.
+    const s = Math.sqrt(3) / 2;
+    const t: Vec3[] = [[0, 1, 0], [-s, -0.5, 0], [s, -0.5, 0]]; // prettier-ignore
+    const u: Vec3[] = [[0, -1, 0], [s, 0.5, 0], [-s, 0.5, 0]]; // prettier-ignore
+    expect(trianglesIntersect(t, u)).toBe(true);
+    expect(trianglesIntersect(u, t)).toBe(true);
+  });
+});
