@@ -46,6 +46,9 @@ export default defineConfig({
       'test/kinematic-colliders.test.ts',
       'test/attachments.test.ts',
       'test/wind.test.ts',
+      // Each stage's wind time: orders against the gust ODE, Drake's stepper against the program (~1 s each).
+      'test/wind-stages.test.ts',
+      'test/vie-wind-stage-times.test.ts',
       'test/strain-limit.test.ts',
       'test/fuzz-regressions.test.ts',
       // Dihedral bending and mesh colliders on the CPU (5.7 s and 3.6 s).
