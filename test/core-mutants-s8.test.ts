@@ -27,12 +27,12 @@ describe('velocity-implicit-euler with a reused Jacobian: what it counts', () =>
     // large step (h) and two half steps (h/2): the first Jacobian with the matrix for h, then one
     // new matrix for h/2 kept for the second half step; the next attempt forms h and h/2 again.
     const s = stepper(oscillatorModel(), { accuracy: 1e-6 });
-    expect(s.attempt(0.01).kind).toBe('estimated');
+    expect(s.attempt(0.01, 0).kind).toBe('estimated');
     expect(s.newton.jacobianEvaluations).toBe(1);
     expect(s.newton.factorizations).toBe(2);
     expect(s.newton.errorEstimatorFactorizations).toBe(1);
     s.accept();
-    expect(s.attempt(0.01).kind).toBe('estimated');
+    expect(s.attempt(0.01, 0).kind).toBe('estimated');
     expect(s.newton.jacobianEvaluations).toBe(1);
     expect(s.newton.factorizations).toBe(4);
   });
@@ -42,7 +42,7 @@ describe('velocity-implicit-euler with a reused Jacobian: what it counts', () =>
     // diverges on trial 1 with the Jacobian just evaluated at the guess; trial 2 would evaluate it
     // at the same point again, so the attempt fails after one solve and one evaluation.
     const s = stepper(buildCloth({ nx: 6, ny: 6 }), { accuracy: 1e-3 });
-    expect(s.attempt(0.5).kind).toBe('newton-failed');
+    expect(s.attempt(0.5, 0).kind).toBe('newton-failed');
     expect(s.newton.jacobianEvaluations).toBe(1);
     expect(s.newton.failedSolves).toBe(1);
   });
