@@ -401,16 +401,18 @@ test.skipIf(!LONG_RUN)(
 );
 
 test('the cloth demo given a link Weft refuses drops the setting it names, says why, and runs', async () => {
-  // Each value is valid alone; Weft has no colliders in variational-symplectic-implicit, and the
-  // character scene is made of them.
-  const { page, errors } = await open('/examples/cloth/?size=32&integrator=variational-symplectic-implicit&scene=character&dt=0.0166667&substeps=1&maxIterations=40'); // prettier-ignore
+  // Each value is valid alone, but a self-collision thickness of 5 cm is more than 0.35 of a 32²
+  // cloth's 10.2 cm edges; the character scene (its capsules and boxes) with the variational
+  // scheme, which projects after its free step, is taken.
+  const { page, errors } = await open('/examples/cloth/?size=32&integrator=variational-symplectic-implicit&scene=character&selfCollision=0.05&dt=0.0166667&substeps=1&maxIterations=40'); // prettier-ignore
   // One frame submitted (the simulation rebuilt without the refused setting); it runs: the
   // statistics below are written once a frame of it is done.
   await waitForFrames(page, errors, 1);
   expect(await page.evaluate(() => window.__weft!.notice)).toMatch(
-    /^Not applied from the link \(the default is used\): scene=character: colliders are not supported by 'variational-symplectic-implicit'/,
+    /^Not applied from the link \(the default is used\): selfCollision=0\.05: selfCollision\.thickness must be > 0 and ≤ 0\.35 × the shortest edge/,
   );
-  expect(await page.$eval('#scene', (e) => (e as HTMLSelectElement).value)).not.toBe('character');
+  expect(await page.$eval('#selfCollision', (e) => (e as HTMLInputElement).value)).toBe('0');
+  expect(await page.$eval('#scene', (e) => (e as HTMLSelectElement).value)).toBe('character');
   await page.waitForFunction(() => /^variational-symplectic-implicit · 32×32 cloth/.test(document.getElementById('stats')!.textContent ?? ''), { timeout: 20_000 }); // prettier-ignore
   expect(errors).toEqual([]);
   await page.close();

@@ -1,16 +1,17 @@
 /**
  * Colliders in Newmark and backward Euler (issue 13; the constraint on each scheme's unknown is
- * derived in src/integrators/contact-programs.ts), on the CPU in float64:
+ * derived in src/integrators/contact-programs.ts) and the variational scheme (projected after its
+ * free step, its momenta given the impulse), on the CPU in float64:
  * particles dropped on a plane and a sphere rest at the thickness and never end a step inside it,
- * Coulomb's cone on an incline (sticks at tan θ < μ, slides with a = g (sin θ − μ cos θ) beyond), a
- * cloth dropped on a sphere rests outside it, and what stays unsupported still names `colliders`.
+ * Coulomb's cone on an incline (sticks at tan θ < μ, slides with a = g (sin θ − μ cos θ) beyond),
+ * and a cloth dropped on a sphere rests outside it.
  */
 import { describe, expect, test } from 'vitest';
-import { createModel, createSimulation, energy, WeftInputError, type Model } from '../src/index.ts';
+import { createModel, createSimulation, energy, type Model } from '../src/index.ts';
 import { colliderDistance } from '../src/internal.ts';
 import { clothOnSphere, THICKNESS } from './helpers/cloth-on-sphere.ts';
 
-const SCHEMES = ['newmark', 'backward-euler'] as const;
+const SCHEMES = ['newmark', 'backward-euler', 'variational-symplectic-implicit'] as const;
 const H = 1 / 60;
 
 /** One free particle of mass 0.1 kg at `at`, at rest, no springs. */
@@ -40,8 +41,12 @@ describe.each(SCHEMES)('%s', (integrator) => {
         lowest = Math.min(lowest, distanceOf(model, (await simulation.readState()).positions));
       }
       const { positions, velocities } = await simulation.readState();
-      // The constraint puts the contact on the offset surface (g + h v₊·n = 0), to round-off.
-      expect(Math.abs(distanceOf(model, positions) - THICKNESS)).toBeLessThan(1e-9);
+      // The constraint puts the contact on the offset surface (g + h v₊·n = 0), to round-off. The
+      // variational scheme's projection does too, but friction then takes its tangential step
+      // back along the tangent (x += h Δv_t), which on the sphere (R = 1 m, the particle sticking
+      // at φ = 0.05 rad) leaves it (h² g sin φ)² / 2R = 9.2e-9 m above it (8.6e-9 measured).
+      const within = integrator === 'variational-symplectic-implicit' ? 1.5e-8 : 1e-9;
+      expect(Math.abs(distanceOf(model, positions) - THICKNESS)).toBeLessThan(within);
       expect(lowest).toBeGreaterThan(THICKNESS - 1e-9);
       expect(Math.hypot(...velocities)).toBeLessThan(1e-9);
       expect(positions[1]).toBeLessThan(0.2 - 0.1); // it did fall
@@ -115,13 +120,3 @@ test.each(SCHEMES.filter((s) => process.env['WEFT_MUTATION'] !== '1' || s === 'n
   },
   120_000,
 );
-
-test.each([
-  [{ integrator: 'variational-symplectic-implicit', dt: 0.01 }, /'variational-symplectic-implicit'/],
-] as const)('%o still refuses colliders, naming them', async (options, message) => {
-  const model = particle([0, 1, 0], { shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] });
-  const error = await createSimulation(model, options as never).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(WeftInputError);
-  expect((error as WeftInputError).field).toBe('colliders');
-  expect((error as Error).message).toMatch(message);
-});

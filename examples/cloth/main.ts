@@ -257,16 +257,16 @@ async function main(): Promise<void> {
 
   const refused = await rebuild('reset');
   if (refused !== null) {
-    // Weft refused what the link asked for, each value valid alone (e.g. a library scene's
-    // colliders with the variational scheme, which has none): the control the error names back to its default, or else every
-    // control, rather than no cloth; the notice says why.
+    // Weft refused what the link asked for, each value valid alone (e.g. a self-collision
+    // thickness over 0.35 of the cloth's edges at its size): the control the error names back to
+    // its default, or else every control, rather than no cloth; the notice says why.
     const restore = (which: typeof defaults): void => {
       for (const [control, value] of which) {
         if (typeof value === 'boolean') (control as HTMLInputElement).checked = value;
         else control.value = value;
       }
     };
-    // A refused `colliders` field is the library scene's (its capsules, boxes and floor).
+    // A refused `colliders` field would be the library scene's (its capsules, boxes and floor).
     const field = refused.field === 'colliders' ? 'scene' : refused.field.split(/[.[]/)[0];
     const named = defaults.filter(([control]) => control.id === field);
     const linkValue = (c: HTMLInputElement | HTMLSelectElement): string =>

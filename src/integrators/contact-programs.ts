@@ -26,8 +26,6 @@
  * - backward Euler, Newton on a with s = δa: v = v₀ + h a, so the iterate a + δa has
  *   v₊ = v + h δa: base = the iterate's v, c = h (each iteration's z makes the updated iterate meet
  *   the constraint: after the first, z = 0 up to the rounding of n·v);
- * - the variational scheme (not enabled: below), Newton on the midpoint increment with s = res:
- *   v₊ = 2 res/h, base = 0, c = 2/h.
  * RELEASE_NOW (implicit Euler, Newmark, backward Euler): a constraint whose force pulls (λ < 0)
  * is one the step's motion did not need (Baraff & Witkin 1998 §6 release it), but the solve that
  * found it has already pulled the particle onto the surface — a particle its springs
@@ -47,15 +45,13 @@
  * stays put after).
  * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
  * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
- * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h; variational:
- * (2/h)/(4/h²) = h/2): friction's bound μ ι λ/m. Detection runs once per step at the start state
+ * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h): friction's bound μ ι λ/m. Detection runs once per step at the start state
  * (x, v) — in a Newton loop before its first iteration, so the active set is fixed over the
  * iterations and each iteration only restarts its solve from its own z — and a particle behind a
  * surface is moved onto it once, at the first `contactForces` (at `x` for the single-solve schemes,
  * at the step's start x₀ for the Newton ones, whose x₊ = x₀ + h v₊ follows).
  *
- * Where the end position is x₊ = x + h v₊ (implicit and backward Euler, and the variational
- * scheme: x₊ = x₀ + 2 res = x₀ + h v₊) the contact ends the step exactly on the surface. Newmark's
+ * Where the end position is x₊ = x + h v₊ (implicit and backward Euler) the contact ends the step exactly on the surface. Newmark's
  * is x₊ = x + h v + h² ((½ − β) a + β a₊), so with v₊ constrained
  *   n·(x₊ − x) = h (1 − β/γ) n·v + (hβ/γ) n·v₊ + h² ((½ − β) − β (1 − γ)/γ) n·a,
  * for γ = ½, β = ¼ the trapezoid h (n·v + n·v₊)/2: a particle arriving at normal speed w would end
@@ -64,26 +60,24 @@
  * removed, friction with it). Constraining x₊ instead would make v₊·n = −v·n, an elastic bounce
  * (the trapezoidal rule conserves energy).
  *
- * The variational scheme refuses colliders: with base = 0, c = 2/h, ι = h/2 and the same loop as
- * backward Euler's, a particle rests at the thickness, but a 12² cloth dropped on a sphere ended 220
- * of 240 steps at the Newton cap (10; 2 per step without the sphere) and once diverged; its momentum
- * p₊ = M v₊ + (h/2) f also misses the end-of-step projection's change of v. Tried again (27 Nov
- * 2026) with its own loop — the solve's unknown is res itself, so z = hT/2 at every iteration,
- * contacts found once before the loop at (q₀, v₀), friction after it on res: single particles rest
- * at the thickness to 1e-9 m, stick at 20° and slide 0.804422 m down 35° (½ a t², exact); a 10²
- * cloth on a sphere (h = 1/60) is stable without friction (energy falling, 4–6 Newton iterations a
- * step, 2 of 240 steps unconverged) but with μ = 0.8 its energy grows from 2 J to 1e4 J by step 43,
- * with or without the end projection. Friction and the constraint change the midpoint velocity v₊
- * while the end momentum p₊ = M v₊ + (h/2) f keeps the half impulse of the forces they oppose (the
- * consistent one, p₊ = 2 M v₊ − p₀, turns a stopped midpoint into a reversed end momentum). Friction
- * on p₊ instead (its normal part filtered, budget μ h λ per unit mass) makes that cloth settle
- * (energy falling to rest, 2–3 Newton iterations a step at rest, 2 of 240 steps unconverged) and
- * slides a particle right, but cannot hold one: res's tangential part (h²/4) f_t/m is free in the
- * solve, a creep of 2.8 cm/s on a 20° slope at μ = 0.5. Friction on res as well (all of it, or only
- * where it stops the particle) holds the particle but makes the cloth diverge again, by an amount
- * that grows with μ (stable at μ = 0.1). What was missing is static friction inside the solve (a
- * sticking particle constrained in all three directions), which the other schemes now have
- * (`stick`, src/backends/cpu/contacts.ts); the variational scheme with it is not tried yet.
+ * The variational scheme takes the explicit schemes' contacts: its step ends with `project`
+ * (drift 1: x₊ = x₀ + h v₊, v₊ = 2 res/h) and its momenta get the projection's impulse,
+ * p += M Δv (withMomentumImpulse, program-transforms.ts). Constrained solves were tried first, with
+ * base = 0, c = 2/h, ι = h/2 and backward Euler's loop: a particle rests at the thickness, but a 12²
+ * cloth dropped on a sphere ended 220 of 240 steps at the Newton cap (10; 2 per step without the
+ * sphere) and once diverged. Tried again (27 Nov 2026) with its own loop — the solve's unknown is
+ * res itself, so z = hT/2 at every iteration, contacts found once before the loop at (q₀, v₀),
+ * friction after it on res: single particles rest at the thickness to 1e-9 m, stick at 20° and
+ * slide 0.804422 m down 35° (½ a t², exact); a 10² cloth on a sphere (h = 1/60) is stable without
+ * friction but with μ = 0.8 its energy grows from 2 J to 1e4 J by step 43. Friction and the
+ * constraint change the midpoint velocity v₊ while the end momentum p₊ = M v₊ + (h/2) f keeps the
+ * half impulse of the forces they oppose (the consistent one, p₊ = 2 M v₊ − p₀, turns a stopped
+ * midpoint into a reversed end momentum); friction on p₊ instead settles that cloth but cannot
+ * hold a particle on a 20° slope at μ = 0.5 (res's tangential part (h²/4) f_t/m is free in the
+ * solve: a creep of 2.8 cm/s), and friction on res as well makes the cloth diverge again. Projected
+ * after the step, a contact is the explicit schemes' (30 Nov 2026, test/implicit-colliders.test.ts):
+ * the solve is the free one, so its Newton loop converges as without colliders, and the impulse on
+ * p makes the next step start from the projected motion.
  * Newmark carries a₊ into the next step (a ← a₊), but a contact's a₊ holds impulses spread over
  * one step — the constraint's, (T − n·base)/(hγ) along n, and friction's along the surface — not
  * accelerations: carried, a₊·n alternates in sign at a resting contact and flings the particle
@@ -93,11 +87,11 @@
  * (v₊ − v)/h = (1 − γ) a + γ a₊, without its normal part (`contactFilter` from it): 0 at a resting
  * or sticking contact, g (sin θ − μ cos θ) along a slope it slides down.
  */
-import { WeftInputError } from '../core/errors.ts';
 import type { IntegratorName } from './catalog.ts';
 import { INTEGRATORS } from './catalog.ts';
 import { EXPLICIT_INTEGRATORS } from './schemes.ts';
 import type { Coefficient, Op, Program } from './program.ts';
+import { withMomentumImpulse } from './program-transforms.ts';
 
 /**
  * The most iterations a resumed solve (contacts released or slipping within the step, RELEASE_NOW
@@ -111,13 +105,6 @@ import type { Coefficient, Op, Program } from './program.ts';
 export function resumedIterations(maxIterations: number): number {
   return Math.max(1, Math.ceil(maxIterations / 2));
 }
-
-/** Throws when colliders cannot be used with this integrator, naming why. */
-export function requireContactSupport(colliderCount: number, integrator: IntegratorName): void {
-  if (colliderCount === 0) return;
-  if (integrator === 'variational-symplectic-implicit')
-    throw new WeftInputError('colliders', `are not supported by '${integrator}' yet: use 'implicit-euler', 'backward-euler', 'newmark', or an explicit or multistep integrator`);
-} // prettier-ignore
 
 /** The vector holding each scheme's `base` where it is not the state's v. */
 const BASE = 'contact.base';
@@ -249,7 +236,6 @@ export function withContacts(
   colliderCount: number,
   drift = fixedStepDrift(program, integrator),
 ): Program {
-  requireContactSupport(colliderCount, integrator);
   if (colliderCount === 0) return program;
   if (program.adaptive) {
     // Kinematic colliders (setColliderPose over advanceTo) move by h u with the accepted step h.
@@ -287,6 +273,11 @@ export function withContacts(
   // (not the constrained contacts the solve put on it: whether g₊ ≈ 0 rounds below 0 moved a 16²
   // cloth landing on a floor 4 mm apart on the GPU and the CPU, one backend removing their inward
   // velocity −g/h and its friction, the other not).
+  if (program.momenta) {
+    // The variational scheme: its free step, then the explicit schemes' projection (above).
+    const project = withMomentumImpulse([move, { op: 'project', x: 'x', v: 'v', drift }], program.momenta, 'contact');
+    return { ...program, step: [...program.step, ...project] };
+  } // prettier-ignore
   const after: Op[] =
     integrator === 'implicit-euler' ? [move] : [move, { op: 'project', x: 'x', v: 'v', slack: true, drift }];
   return { ...program, step: [...implicitStep(program, integrator), ...after] };

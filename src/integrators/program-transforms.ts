@@ -1,8 +1,10 @@
 /**
  * Programs rewritten (src/integrators/program.ts): vector names mapped, and steps scaled. Step
  * doubling (adaptive-programs.ts) builds its half steps and its renamed full step from any
- * fixed-step program with these.
+ * fixed-step program with these. And ops that change v after a step, with a scheme's momenta kept
+ * in step (withMomentumImpulse).
  */
+import { NO_RHS_TERMS } from './implicit-schemes.ts';
 import type { Coefficient, Op } from './program.ts';
 
 /** `ops` with every vector name mapped (ring entries and `x`, `v` included). */
@@ -124,4 +126,23 @@ function timeShifted(
   if (op.op === 'aero') return { ...op, stage, scale: scaled(op.scale) };
   if (op.op === 'rhs') return { ...op, stage, coefficients: (h: number) => op.coefficients(factor * h) };
   return stage === 0 ? op : { ...op, stage };
+}
+
+/**
+ * `ops` (which change `v` after a step: a projection, a fail-safe) followed, for a scheme that
+ * carries momenta p apart from M v (the variational one's `momenta`), by the impulse they gave:
+ *   p += M (v after − v before),
+ * so the next step starts from the changed motion (without it the next step re-applies what the
+ * ops removed: a vertex stuck to the triangle its fail-safe stopped it at, a particle pressed
+ * into a collider). `name` prefixes the two vectors it uses. No momenta: `ops` unchanged.
+ */
+export function withMomentumImpulse(ops: readonly Op[], momenta: string | undefined, name: string): Op[] {
+  if (!momenta) return [...ops];
+  const [before, change] = [`${name}.v0`, `${name}.dv`];
+  return [
+    { op: 'combine', outputs: [{ to: before, terms: [[1, 'v']] }] },
+    ...ops,
+    { op: 'combine', outputs: [{ to: change, terms: [[1, 'v'], [-1, before]] }] },
+    { op: 'rhs', to: momenta, v: change, a: change, extra: momenta, coefficients: () => ({ ...NO_RHS_TERMS, extraScale: 1, velocityMass: 1 }) },
+  ]; // prettier-ignore
 }

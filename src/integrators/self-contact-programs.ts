@@ -12,11 +12,11 @@
  * reaches less far, so the list still covers it), and end each accepted step with the fail-safe
  * (test/adaptive-features.test.ts); so does velocity-implicit Euler's program on WebGPU (its
  * CPU path, Drake's stepper, lists the pairs at each attempt itself:
- * src/backends/cpu/velocity-implicit-euler.ts). The variational scheme is not tested with it yet:
- * it refuses it. WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
+ * src/backends/cpu/velocity-implicit-euler.ts). The variational scheme's momenta get the
+ * fail-safe's impulse (withMomentumImpulse). WebGPU runs the same ops (src/backends/webgpu/self-contact-ops.ts).
  */
 import type { Op, Program } from './program.ts';
-import { NO_RHS_TERMS } from './implicit-schemes.ts';
+import { withMomentumImpulse } from './program-transforms.ts';
 
 /** The vector that holds the positions a step starts from (the fail-safe's reference). */
 export const SELF_START = 'self.x0';
@@ -28,15 +28,8 @@ export function withSelfContact(program: Program, enabled: boolean): Program {
     { op: 'combine', outputs: [{ to: SELF_START, terms: [[1, 'x']] }] },
     { op: 'selfContacts', x: 'x', v: 'v' },
   ];
-  const failSafe: Op = { op: 'selfFailSafe', x: 'x', v: 'v', start: SELF_START };
-  // A scheme that carries momenta (the variational one's p) gets the fail-safe's impulse too:
-  // p += M (v after − v before), so the next step starts from the truncated motion.
-  const end: Op[] = !program.momenta ? [failSafe] : [
-    { op: 'combine', outputs: [{ to: 'self.v0', terms: [[1, 'v']] }] },
-    failSafe,
-    { op: 'combine', outputs: [{ to: 'self.dv', terms: [[1, 'v'], [-1, 'self.v0']] }] },
-    { op: 'rhs', to: program.momenta, v: 'self.dv', a: 'self.dv', extra: program.momenta, coefficients: () => ({ ...NO_RHS_TERMS, extraScale: 1, velocityMass: 1 }) },
-  ];
+  // A scheme that carries momenta (the variational one's p) gets the fail-safe's impulse too.
+  const end = withMomentumImpulse([{ op: 'selfFailSafe', x: 'x', v: 'v', start: SELF_START }], program.momenta, 'self'); // prettier-ignore
   const adaptive = program.adaptive;
   if (adaptive) return { ...program, adaptive: { ...adaptive, first: [...begin, ...adaptive.first], accept: [...adaptive.accept, ...end] } }; // prettier-ignore
   const wrap = (ops: readonly Op[]): Op[] => (ops.length === 0 ? [] : [...begin, ...ops, ...end]);
