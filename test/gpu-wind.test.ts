@@ -64,6 +64,8 @@ test.each([
   ['implicit-euler', 1 / 120, 'pcg', false, 1e-6],
   ['symplectic-euler', 1 / 1200, undefined, true, 1e-5],
   ['implicit-euler', 1 / 120, 'pcg', true, 1e-5],
+  // Its wind at the predicted end state (a combination, then the aero pass at stage 1).
+  ['newmark', 1 / 120, 'pcg', true, 1e-5],
   // 0.1 s (0.5 s under npm run test:long): each step is a Newton loop of PCG solves.
   ['backward-euler', 1 / 60, 'pcg', false, 1e-5, shortOrLong(0.1, 0.5)],
   ['adams-bashforth-2', 1 / 2400, undefined, false, 1e-5],

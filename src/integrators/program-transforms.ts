@@ -5,7 +5,7 @@
  * in step (withMomentumImpulse).
  */
 import { NO_RHS_TERMS } from './implicit-schemes.ts';
-import type { Coefficient, Op } from './program.ts';
+import type { Coefficient, Op, Output } from './program.ts';
 
 /** `ops` with every vector name mapped (ring entries and `x`, `v` included). */
 export function renameOps(ops: readonly Op[], rename: (name: string) => string): Op[] {
@@ -30,8 +30,11 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
         };
       case 'jacobians':
         return { ...op, x: rename(op.x), v: rename(op.v) };
-      case 'rhs':
-        return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra) };
+      case 'rhs': {
+        const terms = (t: Output['terms']) => t.map(([c, n]) => [c, rename(n)] as const);
+        const windAt = op.windAt && { x: terms(op.windAt.x), v: terms(op.windAt.v) };
+        return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra), ...(windAt ? { windAt } : {}) }; // prettier-ignore
+      }
       case 'solve':
         return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
       case 'contacts':
@@ -124,8 +127,10 @@ function timeShifted(
 ): Op {
   const stage = start + factor * (op.stage ?? 0);
   if (op.op === 'aero') return { ...op, stage, scale: scaled(op.scale) };
-  if (op.op === 'rhs') return { ...op, stage, coefficients: (h: number) => op.coefficients(factor * h) };
-  return stage === 0 ? op : { ...op, stage };
+  if (op.op !== 'rhs') return stage === 0 ? op : { ...op, stage };
+  const terms = (t: Output['terms']) => t.map(([c, n]) => [scaled(c), n] as const);
+  const windAt = op.windAt && { x: terms(op.windAt.x), v: terms(op.windAt.v) };
+  return { ...op, stage, coefficients: (h: number) => op.coefficients(factor * h), ...(windAt ? { windAt } : {}) }; // prettier-ignore
 }
 
 /**

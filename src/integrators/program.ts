@@ -68,6 +68,11 @@ export type Op =
       readonly coefficients: (h: number) => RhsCoefficients;
       /** c: the force term's time is t_n + c h (as `eval`'s; time-dependent forces only); absent: 0. */
       readonly stage?: number;
+      /**
+       * The state the wind's force in this right-hand side is taken at (src/integrators/wind-programs.ts),
+       * as combinations of the program's vectors; absent: the last `jacobians`' x and this op's v.
+       */
+      readonly windAt?: { readonly x: Output['terms']; readonly v: Output['terms'] };
     }
   /**
    * `to` = A⁻¹ `rhs` by the program's linear solver, A = α M + β B + γ K at the last `jacobians`.

@@ -6,7 +6,8 @@
  * it sees the forces, on both backends. A `windClock` op ends each step (the turbulence's time).
  *
  * Implicit solves treat the wind explicitly: its force enters the right-hand side at the start of
- * the step (or Newton iterate) and its Jacobian is left out of A. The drag's velocity Jacobian
+ * the step (or Newton iterate), or at the state its `windAt` predicts (Newmark's end of step, which
+ * keeps it second order), and its Jacobian is left out of A. The drag's velocity Jacobian
  * −½ ρ C_d A (2|u_n|/3) n nᵀ per triangle couples the three corners through blocks that the
  * spring-only system product has no room for; explicit drag is stable while h ½ ρ C_d A |u_n| / m
  * per vertex stays well below 1 — for a cloth of 10 g particles on 1 cm² triangles in a 20 m/s
@@ -26,6 +27,9 @@
 import type { Op, Program } from './program.ts';
 import type { ResolvedWind } from '../model/wind.ts';
 
+/** The state a right-hand side's `windAt` puts the wind at. */
+const [WIND_X, WIND_V] = ['wind.x', 'wind.v'];
+
 /** `ops` with an `aero` op after each eval and each rhs (recursively through Newton loops). */
 function withAero(ops: readonly Op[], state: { x: string }): Op[] {
   return ops.flatMap((op): Op[] => {
@@ -41,10 +45,11 @@ function withAero(ops: readonly Op[], state: { x: string }): Op[] {
       case 'rhs': {
         const scale = (h: number): number => op.coefficients(h).forceScale;
         if (op.coefficients(1).forceScale === 0 && op.coefficients(0.5).forceScale === 0) return [op];
-        return [
-          op,
-          { op: 'aero', x: state.x, v: op.v, to: op.to, scale, perMass: false, stage: op.stage ?? 0 },
-        ];
+        const stage = op.stage ?? 0;
+        if (!op.windAt)
+          return [op, { op: 'aero', x: state.x, v: op.v, to: op.to, scale, perMass: false, stage }];
+        const at: Op = { op: 'combine', outputs: [{ to: WIND_X, terms: op.windAt.x }, { to: WIND_V, terms: op.windAt.v }] }; // prettier-ignore
+        return [op, at, { op: 'aero', x: WIND_X, v: WIND_V, to: op.to, scale, perMass: false, stage }];
       }
       case 'newton':
         return [{ ...op, begin: withAero(op.begin, state), residual: withAero(op.residual, state), update: withAero(op.update, state) }]; // prettier-ignore
