@@ -1,5 +1,6 @@
 /**
- * Colliders in Newmark and backward Euler on WebGPU (Node, SwiftShader) against the CPU reference
+ * Colliders in Newmark and backward Euler (and the variational scheme, projected after its free step:
+ * drops and a cloth) on WebGPU (Node, SwiftShader) against the CPU reference
  * in float32 storage: the same program (src/integrators/contact-programs.ts) on both backends,
  * shaders/contact-detect.wgsl and contact-respond.wgsl with each scheme's coefficients. Particles
  * dropped on a plane and a sphere rest at the thickness, one on a 35° incline slides by
@@ -80,29 +81,34 @@ async function stateAfter(
 const distances = (model: Model, positions: ArrayLike<number>): number[] =>
   Array.from({ length: model.particleCount }, (_, i) => colliderDistance(model.colliders[0]!, [positions[3 * i]!, positions[3 * i + 1]!, positions[3 * i + 2]!]).distance); // prettier-ignore
 
+/**
+ * Three particles dropped on `shape` rest at the thickness on the GPU and the CPU (f32) alike after
+ * 0.6 s: the last lands by step 14 and each scheme holds all three still by step 30 (CPU f32:
+ * |v| ≤ 8e-8 m/s, the thickness to 3e-8 m; Newmark's on the sphere 1.5e-2 m/s at 24).
+ */
+async function expectDropsRest(integrator: Scheme, shape: (typeof SHAPES)[number][1]): Promise<void> {
+  const model = drops(shape);
+  const { gpu, cpu } = await pair(model, integrator, 20);
+  try {
+    await gpu.advance(36);
+    cpu.step(36);
+    const [g, c] = [await gpu.readState(), await cpu.readState()];
+    // float32: the surface at the thickness to a few ulps of the coordinates (~1e-7 m).
+    for (const d of distances(model, g.positions)) expect(Math.abs(d - THICKNESS)).toBeLessThan(1e-6);
+    expect(Math.max(...g.velocities.map(Math.abs))).toBeLessThan(1e-5);
+    // The same float32 operations in another order: a few ulps of 0.2 m per step that moved it.
+    expectClose(g.positions, c.positions, 1e-6, `${integrator}: positions GPU vs CPU f32 (m)`);
+    await expectConverged(gpu, cpu, `${integrator}, drops`);
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}
+
 describe.each(['newmark', 'backward-euler'] as const)('%s', (integrator) => {
   test.each(SHAPES)(
     'particles dropped on a %s rest at the thickness on the GPU, as on the CPU',
-    async (_, shape) => {
-      const model = drops(shape);
-      const { gpu, cpu } = await pair(model, integrator, 20);
-      try {
-        // 0.6 s: the last lands by step 14 and both schemes hold all three still by step 30 (CPU
-        // f32: |v| ≤ 8e-8 m/s, the thickness to 3e-8 m; Newmark's on the sphere 1.5e-2 m/s at 24).
-        await gpu.advance(36);
-        cpu.step(36);
-        const [g, c] = [await gpu.readState(), await cpu.readState()];
-        // float32: the surface at the thickness to a few ulps of the coordinates (~1e-7 m).
-        for (const d of distances(model, g.positions)) expect(Math.abs(d - THICKNESS)).toBeLessThan(1e-6);
-        expect(Math.max(...g.velocities.map(Math.abs))).toBeLessThan(1e-5);
-        // The same float32 operations in another order: a few ulps of 0.2 m per step that moved it.
-        expectClose(g.positions, c.positions, 1e-6, `${integrator}: positions GPU vs CPU f32 (m)`);
-        await expectConverged(gpu, cpu, `${integrator}, drops`);
-      } finally {
-        gpu.destroy();
-        cpu.destroy();
-      }
-    },
+    async (_, shape) => expectDropsRest(integrator, shape),
     180_000,
   );
 
@@ -222,24 +228,7 @@ describe('variational-symplectic-implicit (its free step projected, its momenta 
 
   test.each(SHAPES)(
     'particles dropped on a %s rest at the thickness on the GPU, as on the CPU',
-    async (_, shape) => {
-      const model = drops(shape);
-      const { gpu, cpu } = await pair(model, integrator, 20);
-      try {
-        // 0.6 s, as Newmark's and backward Euler's drops above.
-        gpu.step(36);
-        cpu.step(36);
-        const [g, c] = [await gpu.readState(), await cpu.readState()];
-        // The projection puts each particle on the offset surface; float32, a few ulps of 0.2 m.
-        for (const d of distances(model, g.positions)) expect(Math.abs(d - THICKNESS)).toBeLessThan(1e-6);
-        expect(Math.max(...g.velocities.map(Math.abs))).toBeLessThan(1e-5);
-        expectClose(g.positions, c.positions, 1e-6, `${integrator}: positions GPU vs CPU f32 (m)`);
-        await expectConverged(gpu, cpu, `${integrator}, drops`);
-      } finally {
-        gpu.destroy();
-        cpu.destroy();
-      }
-    },
+    async (_, shape) => expectDropsRest(integrator, shape),
     180_000,
   );
 
