@@ -45,14 +45,16 @@
  * stays put after).
  * The constraint force λ n = (A s − b)·n n is in the units of the scheme's right-hand side; the
  * velocity change it makes is ι λ/m, ι = c/α₀ with α₀ A's mass coefficient without Rayleigh
- * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h): friction's bound μ ι λ/m. Detection runs once per step at the start state
- * (x, v) — in a Newton loop before its first iteration, so the active set is fixed over the
- * iterations and each iteration only restarts its solve from its own z — and a particle behind a
- * surface is moved onto it once, at the first `contactForces` (at `x` for the single-solve schemes,
- * at the step's start x₀ for the Newton ones, whose x₊ = x₀ + h v₊ follows).
+ * damping (implicit Euler: 1, as before; Newmark: hγ; backward Euler: h): friction's bound
+ * μ ι λ/m. Detection runs once per step at the start state (x, v) — in a Newton loop before its
+ * first iteration, so the active set is fixed over the iterations and each iteration only restarts
+ * its solve from its own z — and a particle behind a surface is moved onto it once, at the first
+ * `contactForces` (at `x` for the single-solve schemes, at the step's start x₀ for the Newton ones,
+ * whose x₊ = x₀ + h v₊ follows).
  *
- * Where the end position is x₊ = x + h v₊ (implicit and backward Euler) the contact ends the step exactly on the surface. Newmark's
- * is x₊ = x + h v + h² ((½ − β) a + β a₊), so with v₊ constrained
+ * Where the end position is x₊ = x + h v₊ (implicit and backward Euler) the contact ends the
+ * step exactly on the surface. Newmark's is x₊ = x + h v + h² ((½ − β) a + β a₊), so with v₊
+ * constrained
  *   n·(x₊ − x) = h (1 − β/γ) n·v + (hβ/γ) n·v₊ + h² ((½ − β) − β (1 − γ)/γ) n·a,
  * for γ = ½, β = ¼ the trapezoid h (n·v + n·v₊)/2: a particle arriving at normal speed w would end
  * that step up to (h w − g)/2 behind the surface (1.3 cm after a 0.19 m fall at h = 1/60 s), so

@@ -73,6 +73,10 @@ const backwardEuler = (rhs: Op, solve: Op): Op[] => [
  * Implicit variational symplectic, α = ½ (SOFA VariationalSymplecticSolver): Newton on the
  * midpoint increment res (`a`), q_i = q₀ + res_i, A res_{i+1} = f(q_i, v) + (2/h) p + K res_i;
  * then v₊ = 2 res/h, p₊ = (h/2) f(q₀ + res, v₊) + M v₊, x₊ = q₀ + 2 res.
+ * The solve's unknown is res's departure from the step's start velocity, δ = res − (h/2) v
+ * (A δ = the right-hand side − A (h/2) v: implicit-schemes.ts), so a pinned particle, whose row
+ * the solve filters (δ = 0), moves at the velocity it holds, res = (h/2) v, as in every other
+ * scheme (a kinematic target's; with res itself filtered to 0 it stood still through a call).
  */
 const variational = (rhs: Op, solve: Op): Op[] => [
   {
@@ -87,9 +91,9 @@ const variational = (rhs: Op, solve: Op): Op[] => [
       jacobians,
       rhs,
       solve,
-      { op: 'combine', outputs: [{ to: 'd', terms: [[1, 's'], [-1, 'a']] }] },
+      { op: 'combine', outputs: [{ to: 'd', terms: [[(h) => h / 2, 'v'], [1, 's'], [-1, 'a']] }] },
       { op: 'measure', quantities: { change: 'd' } },
-      { op: 'combine', outputs: [{ to: 'a', terms: [[1, 's']] }, { to: 'x', terms: [[1, 'x0'], [1, 's']] }] },
+      { op: 'combine', outputs: [{ to: 'a', terms: [[(h) => h / 2, 'v'], [1, 's']] }, { to: 'x', terms: [[1, 'x0'], [(h) => h / 2, 'v'], [1, 's']] }] },
     ],
   },
   { op: 'combine', outputs: [{ to: 'v', terms: [[(h) => 2 / h, 'a']] }, { to: 'x', terms: [[1, 'x0'], [1, 'a']] }] },

@@ -74,7 +74,9 @@ export function rhsCoefficients(
       };
     }
     case 'variational-symplectic-implicit':
-      return { ...none, forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1 };
+      // f + (2/h) p + K res − A (h/2) v, A = (4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K (below): the
+      // right-hand side of δ = res − (h/2) v (implicit-programs.ts).
+      return { ...none, forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1, velocityMass: -(2 / h + 2 * rm), velocityStiffness: h / 2 + 2 * rk }; // prettier-ignore
   }
 }
 

@@ -12,6 +12,7 @@
  */
 import type { ResolvedStrainLimit } from '../model/strain-limit.ts';
 import type { Op, Program } from './program.ts';
+import { withMomentumImpulse } from './program-transforms.ts';
 
 /** `program` with its strain-limit sweeps after each step (null: unchanged). */
 export function withStrainLimitOps(program: Program, limit: ResolvedStrainLimit | null): Program {
@@ -23,7 +24,9 @@ export function withStrainLimitOps(program: Program, limit: ResolvedStrainLimit 
       { to: 'v', terms: [[1, 'v'], [(h: number) => 1 / h, 'strain.dx']] },
     ] },
   ];
-  const sweeps = Array.from({ length: limit.iterations }, () => sweep).flat();
+  // The variational scheme's momenta get the sweeps' impulse (p += M Δv): without it the next step
+  // re-applied the stretch they removed (a 10² cloth stretched 193 % past a 10 % limit).
+  const sweeps = withMomentumImpulse(Array.from({ length: limit.iterations }, () => sweep).flat(), program.momenta, 'strain'); // prettier-ignore
   if (program.adaptive) return { ...program, adaptive: { ...program.adaptive, accept: [...program.adaptive.accept, ...sweeps] } }; // prettier-ignore
   return { ...program, startup: [...program.startup, ...sweeps], step: [...program.step, ...sweeps] };
 } // prettier-ignore

@@ -7,7 +7,9 @@
  *   backward Euler:  the same matrix; G(a) = f − M (r_m v + a) − r_k K v
  *   Newmark:         ((1 + hγ r_m) M + hγ B + (h²β + hγ r_k) K) a₊ = f − r_m M v − h(1−γ) r_m M a
  *                      − K ((h + r_k) v + h (h(½ − β) + r_k (1 − γ)) a) − h(1 − γ) B a
- *   variational:     ((4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K) res = f + (2/h) p + K res
+ *   variational:     ((4/h² + 4 r_m/h) M + (1 + 4 r_k/h) K) res = f + (2/h) p + K res, solved
+ *                      for δ = res − (h/2) v: A δ = f + (2/h) p + K res − (2/h + 2 r_m) M v
+ *                      − (h/2 + 2 r_k) K v (A (h/2) v moved to the right)
  * as b = s_f f + c_w w + M (c_v v + c_a a) − K (γ_v v + γ_a a) − B (β_v v + β_a a) and
  * A = α M + β B + γ K (the forms the kernels take).
  */
@@ -45,6 +47,6 @@ export function expectedRhs(integrator: ImplicitIntegratorName, s: Scheme) {
     case 'newmark':
       return { ...zero, forceScale: 1, velocityMass: -rm, accelerationMass: -h * (1 - gamma) * rm, velocityStiffness: h + rk, accelerationStiffness: h * h * (0.5 - beta) + h * rk * (1 - gamma), accelerationDamping: h * (1 - gamma) }; // prettier-ignore
     case 'variational-symplectic-implicit':
-      return { ...zero, forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1 };
+      return { ...zero, forceScale: 1, extraScale: 2 / h, accelerationStiffness: -1, velocityMass: -(2 / h + 2 * rm), velocityStiffness: h / 2 + 2 * rk }; // prettier-ignore
   }
 }
