@@ -85,6 +85,7 @@ export default defineConfig({
       'test/core-mutants-s8.test.ts',
       // The tests written for the open survivors of seeds 6, 7 and 8 (SURVIVORS.md).
       'test/core-mutants-open.test.ts',
+      'test/program-transforms.test.ts',
       // The tests written for the release-within-the-step run's survivors (SURVIVORS.md).
       'test/release-mutants.test.ts',
     ],

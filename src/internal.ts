@@ -42,7 +42,8 @@ export {
   IMPLICIT_INTEGRATOR_NAMES,
   type ResolvedImplicitOptions,
 } from './integrators/implicit-options.ts';
-export type { Program } from './integrators/program.ts';
+export type { Op, Program } from './integrators/program.ts';
+export { renameOps, scaleStep, withMomentumImpulse } from './integrators/program-transforms.ts';
 export { encodeDispatches, type Compiled } from './backends/webgpu/dispatch.ts';
 export { runWithCheckpoints, type CheckpointHistory } from './backends/webgpu/checkpoints.ts';
 export { CpuImplicitSimulation, type CpuImplicitOptions } from './backends/cpu/cpu-simulation.ts';
