@@ -6,8 +6,12 @@
  * computed by the code under test.
  */
 import { describe, expect, test } from 'vitest';
-import { createModel, createSimulation } from '../src/index.ts';
+import { createModel, createSimulation, type Model } from '../src/index.ts';
 import { resolveAdaptiveOptions, VelocityImplicitEulerStepper } from '../src/internal.ts';
+
+/** A CPU symplectic-Euler simulation of `model` at step h. */
+const symplecticEuler = (model: Model, h: number) =>
+  createSimulation(model, { integrator: 'symplectic-euler', dt: h, backend: 'cpu' });
 
 describe("self-collision's penalty in an explicit step is a force: divided by each particle's mass", () => {
   test('one symplectic-Euler step of a vertex 4 cm above a triangle, r = 0.1 m: Δv_j = h w_j k (r − d) / m_j', async () => {
@@ -26,11 +30,7 @@ describe("self-collision's penalty in an explicit step is a force: divided by ea
       triangles: [0, 1, 2, 3, 4, 5],
       selfCollision: { thickness: r, stiffness: k },
     });
-    const simulation = await createSimulation(model, {
-      integrator: 'symplectic-euler',
-      dt: h,
-      backend: 'cpu',
-    });
+    const simulation = await symplecticEuler(model, h);
     try {
       simulation.step();
       const { velocities } = await simulation.readState();
@@ -82,11 +82,7 @@ describe("self-collision's fail-safe gives up after 8 sweeps of its first pass",
       triangles: Array.from({ length: n }, (_, i) => i),
       selfCollision: { thickness: r, stiffness: 100 },
     });
-    const simulation = await createSimulation(model, {
-      integrator: 'symplectic-euler',
-      dt: h,
-      backend: 'cpu',
-    });
+    const simulation = await symplecticEuler(model, h);
     try {
       simulation.step();
       const state = await simulation.readState();
