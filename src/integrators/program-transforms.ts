@@ -31,9 +31,8 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
       case 'jacobians':
         return { ...op, x: rename(op.x), v: rename(op.v) };
       case 'rhs': {
-        const terms = (t: Output['terms']) => t.map(([c, n]) => [c, rename(n)] as const);
-        const windAt = op.windAt && { x: terms(op.windAt.x), v: terms(op.windAt.v) };
-        return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra), ...(windAt ? { windAt } : {}) }; // prettier-ignore
+        const windAt = mapWindAt(op, ([c, n]) => [c, rename(n)]);
+        return { ...op, to: rename(op.to), v: rename(op.v), a: rename(op.a), extra: rename(op.extra), ...windAt }; // prettier-ignore
       }
       case 'solve':
         return { ...op, rhs: rename(op.rhs), to: rename(op.to) };
@@ -128,10 +127,16 @@ function timeShifted(
   const stage = start + factor * (op.stage ?? 0);
   if (op.op === 'aero') return { ...op, stage, scale: scaled(op.scale) };
   if (op.op !== 'rhs') return stage === 0 ? op : { ...op, stage };
-  const terms = (t: Output['terms']) => t.map(([c, n]) => [scaled(c), n] as const);
-  const windAt = op.windAt && { x: terms(op.windAt.x), v: terms(op.windAt.v) };
-  return { ...op, stage, coefficients: (h: number) => op.coefficients(factor * h), ...(windAt ? { windAt } : {}) }; // prettier-ignore
+  const windAt = mapWindAt(op, ([c, n]) => [scaled(c), n]);
+  return { ...op, stage, coefficients: (h: number) => op.coefficients(factor * h), ...windAt };
 }
+
+type Term = Output['terms'][number];
+
+/** `{ windAt }` of a right-hand side with each of its terms mapped; {} when it has none. */
+function mapWindAt(op: Extract<Op, { op: 'rhs' }>, map: (term: Term) => Term): { windAt?: { x: Term[]; v: Term[] } } {
+  return op.windAt ? { windAt: { x: op.windAt.x.map(map), v: op.windAt.v.map(map) } } : {};
+} // prettier-ignore
 
 /**
  * `ops` (which change `v` after a step: a projection, a fail-safe) followed, for a scheme that
