@@ -12,6 +12,12 @@ override fineEdgeBase: u32 = 0u;
 
 @group(0) @binding(8) var<uniform> solver: SolverParams;
 @group(0) @binding(9) var<storage, read> particleMass: array<f32>;  // kg; 0: fixed
+// constrained = 1 (a contact-constrained solve): level 0's S_i gains the penalty P_i = c tr(D_i)/3
+// n nᵀ on a sliding contact (contactNormals w = 1), c tr(D_i)/3 I on a sticking one (w = 2), c =
+// contactPenalty, D_i = S_i + Σ E (MULTIGRID_CYCLE.contactPenalty; CpuMultigrid.addContactPenalty).
+override constrained: u32 = 0u;
+override contactPenalty: f32 = 0.0;
+@group(0) @binding(11) var<storage, read> contactNormals: array<vec4<f32>>;  // n, w = 1: constrained, 2: sticking
 // withBending = 1: level 0's D_i also holds bending's diagonal block (bending-diagonal.wgsl; the
 // smoother sees the hinges, the Galerkin operators S and E do not: CpuMultigrid.assemble).
 override withBending: u32 = 0u;
@@ -33,13 +39,15 @@ fn mgNodesMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
     o = gathered.offDiagonal;
   }
   let at = 4u * (nodeBase + i);
-  mgNodes[at] = vec4<f32>(d, 0.0);
-  mgNodes[at + 1u] = vec4<f32>(o, 0.0);
   if (fromParticles == 1u && d.x == 0.0) {
+    mgNodes[at] = vec4<f32>(0.0);
+    mgNodes[at + 1u] = vec4<f32>(0.0);
     mgNodes[at + 2u] = vec4<f32>(0.0);
     mgNodes[at + 3u] = vec4<f32>(0.0);
     return;
   }
+  // S_i (+ P_i) is stored once D_i is summed: the penalty is scaled by D_i's trace.
+  var s = SymmetricBlock(d, o);
   if (fromParticles == 0u) {
     let shift = negativePart(d, o);
     d += 0.5 * shift.diagonal;
@@ -58,6 +66,17 @@ fn mgNodesMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
       o += shift.offDiagonal;
     }
   }
+  if (fromParticles == 1u && constrained == 1u && contactNormals[i].w > 0.0) {
+    let n = contactNormals[i].xyz;
+    let w = contactPenalty * (d.x + d.y + d.z) / 3.0;
+    let sticking = contactNormals[i].w > 1.5;
+    let penalty = SymmetricBlock(select(w * n * n, vec3<f32>(w), sticking), select(w * vec3<f32>(n.x * n.y, n.x * n.z, n.y * n.z), vec3<f32>(0.0), sticking));
+    s = SymmetricBlock(s.diagonal + penalty.diagonal, s.offDiagonal + penalty.offDiagonal);
+    d += penalty.diagonal;
+    o += penalty.offDiagonal;
+  }
+  mgNodes[at] = vec4<f32>(s.diagonal, 0.0);
+  mgNodes[at + 1u] = vec4<f32>(s.offDiagonal, 0.0);
   if (fromParticles == 1u && withBending == 1u) {
     d += bendingDiagonal[2u * i].xyz;
     o += bendingDiagonal[2u * i + 1u].xyz;

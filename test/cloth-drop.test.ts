@@ -16,19 +16,11 @@
  * Euler, PCG) and test/implicit-self-contact.test.ts (Newmark, backward Euler) test it further.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  buildCloth,
-  createModel,
-  createSimulation,
-  withColliders,
-  withSelfCollision,
-  type Model,
-} from '../src/index.ts';
+import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
+import { SPHERE_RADIUS, THICKNESS, sphereDrop } from './helpers/sphere-drop.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
 import { shortOrLong } from './helpers/long-run.ts';
 
-const SPHERE_RADIUS = 0.3;
-const THICKNESS = 0.01;
 /**
  * 40² under npm test, 64² (issue 13's size) under npm run test:long. At 40² (2.6 cm cells) the
  * cloth still drapes over the sphere with pairs in reach: 593, 550 and 289 pairs listed at steps
@@ -44,25 +36,7 @@ const N = shortOrLong(40, 64);
  */
 const STEPS = shortOrLong(30, 60);
 
-function dropModel(selfCollision: boolean): Model {
-  const cloth = buildCloth({
-    nx: N,
-    ny: N,
-    spacing: 1 / (N - 1),
-    particleMass: 0.3 / (N * N),
-    structuralStiffness: 100,
-    shearStiffness: 20,
-    bendStiffness: 4,
-    damping: 0.05,
-    pins: [],
-    origin: [-0.5, SPHERE_RADIUS + THICKNESS + 0.03, -0.5],
-  });
-  const model = withColliders(cloth, [
-    { shape: 'sphere', center: [0, 0, 0], radius: SPHERE_RADIUS, friction: 0.5, thickness: THICKNESS },
-    { shape: 'plane', point: [0, -SPHERE_RADIUS, 0], normal: [0, 1, 0], friction: 0.5, thickness: THICKNESS },
-  ]);
-  return selfCollision ? withSelfCollision(model, {}) : model;
-}
+const dropModel = (selfCollision: boolean): Model => sphereDrop(N, selfCollision);
 
 interface Drop {
   readonly model: Model;

@@ -12,6 +12,7 @@ import { expectClose } from './helpers/expect-close.ts';
 import { buildDiskMesh } from './helpers/irregular-mesh.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { shortOrLong } from './helpers/long-run.ts';
+import { sphereDrop } from './helpers/sphere-drop.ts';
 
 const node = useNodeDevice((device) => device);
 
@@ -149,3 +150,36 @@ test.each(['pcg', 'multigrid'] as const)(
   },
   120_000,
 );
+
+// Contacts: a constrained solve's V-cycle is that of A + P, the contacts' penalty on level 0
+// (mg-nodes.wgsl; MULTIGRID_CYCLE.contactPenalty), gathered into every coarse level. Measured
+// over the first 14 steps (contacts from step 6; sticking, sliding, releases): GPU ≈ CPU f32.
+test('the drop on a sphere (16², contacts from step 6): over steps 7–14 GPU iterations per solve = CPU f32 ± 1, ≤ 8, and the states agree', async () => {
+  const model = sphereDrop(16);
+  const options = { integrator: 'implicit-euler', dt: 1 / 60, solver: 'multigrid', tolerance: 1e-3, maxIterations: 100 } as const; // prettier-ignore
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
+  try {
+    await gpu.advance(6);
+    cpu.step(6);
+    const [g6, c6] = [(await gpu.readSolverStats())!, (await cpu.readSolverStats())!];
+    await gpu.advance(8);
+    cpu.step(8);
+    const [g, c] = [(await gpu.readSolverStats())!, (await cpu.readSolverStats())!];
+    // Steps 7–14, in contact.
+    const gPer = (g.linearIterations - g6.linearIterations) / (g.linearSolves - g6.linearSolves);
+    const cPer = (c.linearIterations - c6.linearIterations) / (c.linearSolves - c6.linearSolves);
+    console.log(`drop 16², steps 7–14: GPU ${gPer.toFixed(2)} iterations a solve (${g.linearSolves - g6.linearSolves} solves), CPU f32 ${cPer.toFixed(2)} (${c.linearSolves - c6.linearSolves})`); // prettier-ignore
+    expect(g.unconvergedSolves + c.unconvergedSolves).toBe(0);
+    expect(Math.abs(gPer - cPer)).toBeLessThanOrEqual(1);
+    expect(gPer).toBeLessThanOrEqual(8);
+    const [gs, cs] = [await gpu.readState(), await cpu.readState()];
+    let fall = 0;
+    for (let k = 1; k < cs.positions.length; k += 3) fall = Math.max(fall, model.particlePositions[k]! - cs.positions[k]!); // prettier-ignore
+    expect(fall).toBeGreaterThan(0.03);
+    expectClose(gs.positions, cs.positions, 1e-3 * fall, 'drop 16²: positions GPU vs CPU f32 (m)');
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}, 120_000);

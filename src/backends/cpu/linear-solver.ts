@@ -51,6 +51,8 @@ export interface Constraints {
   /** Per particle 1 where constrained, and its contact normal [3n] (contacts.ts). */
   readonly active: ArrayLike<number>;
   readonly normal: ArrayLike<number>;
+  /** Per particle 1 where held in all three directions (static friction). */
+  readonly sticking: ArrayLike<number>;
 }
 
 /** The solver's and the spring states' storage for `model`, in the given precision. */
@@ -97,7 +99,8 @@ export function solveLinear(
     diagonalInverse(model, states, system, options.preconditioner === 'block', inverseDiagonal);
   if (options.solver === 'multigrid') {
     if (!multigrid) throw new Error("a 'multigrid' solve needs a workspace made with multigrid");
-    multigrid.assemble(states, system);
+    // Resumed too: contacts released or sliding since change the penalty.
+    multigrid.assemble(states, system, work.constraints ?? null);
   }
   const S = work.constraints ?? null;
   const precondition = (from: RealArray, to: RealArray): void => {

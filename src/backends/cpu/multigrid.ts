@@ -23,6 +23,7 @@ import { refEdge, type WeightedLists } from '../../model/galerkin-terms.ts';
 import type { SystemCoefficients } from '../../integrators/implicit-schemes.ts';
 import type { RealArray } from '../common/stepper.ts';
 import type { SpringStates } from './implicit-passes.ts';
+import type { Constraints } from './linear-solver.ts';
 
 interface LevelOperator {
   /** [6n] node blocks S (xx, yy, zz, xy, xz, yz); S_xx = 0 marks a fixed particle (level 0). */
@@ -140,8 +141,11 @@ export class CpuMultigrid {
     }));
   }
 
-  /** Every level's operator for A = α M + β B + γ K at `states`. */
-  assemble(states: SpringStates, a: SystemCoefficients): void {
+  /**
+   * Every level's operator for A = α M + β B + γ K at `states`, with a contact-constrained solve's
+   * penalty ({@link addContactPenalty}) when `constraints` are given.
+   */
+  assemble(states: SpringStates, a: SystemCoefficients, constraints: Constraints | null = null): void {
     const { model } = this;
     const fine = this.levels[0]!;
     fine.S.fill(0);
@@ -156,6 +160,7 @@ export class CpuMultigrid {
     // Bending (bending.ts) enters level 0's smoother only: its diagonal blocks join D, not the
     // Galerkin operators (README "Bending": 2× fewer CG iterations; in S as well, none fewer).
     // Self-contact pairs (self-contact.ts) likewise.
+    if (constraints) this.addContactPenalty(constraints);
     const terms = [states.bending, states.selfContact].filter((t) => t) as RankOneTerms[];
     this.invertDiagonal(
       0,
@@ -167,6 +172,30 @@ export class CpuMultigrid {
       gatherBlocks(c.edgeTerms, from, to.E);
       this.invertDiagonal(l + 1);
     });
+  }
+
+  /**
+   * Level 0's S_i += P_i on constrained particles (MULTIGRID_CYCLE.contactPenalty, whose comment
+   * gives the why): P_i = w_i n_i n_iᵀ (sliding) or w_i I (sticking), w_i = c tr(D_i)/3,
+   * D_i = S_i + Σ_{edges at i} E_e. The coarse levels' S gather it with the rest.
+   */
+  private addContactPenalty(C: Constraints): void {
+    const { S, E } = this.levels[0]!;
+    const graph = this.hierarchy.levels[0]!;
+    for (let i = 0; i < graph.nodeCount; i++) {
+      if (C.active[i] !== 1 || S[6 * i] === 0) continue;
+      const o = 6 * i;
+      let trace = S[o]! + S[o + 1]! + S[o + 2]!;
+      for (let j = graph.offsets[i]!; j < graph.offsets[i + 1]!; j++) {
+        const e = 6 * graph.entries[2 * j]!;
+        trace += E[e]! + E[e + 1]! + E[e + 2]!;
+      }
+      const w = (MULTIGRID_CYCLE.contactPenalty * trace) / 3;
+      const [nx, ny, nz] = [C.normal[3 * i]!, C.normal[3 * i + 1]!, C.normal[3 * i + 2]!];
+      const block =
+        C.sticking[i] === 1 ? [1, 1, 1, 0, 0, 0] : [nx * nx, ny * ny, nz * nz, nx * ny, nx * nz, ny * nz];
+      for (let q = 0; q < 6; q++) S[o + q]! += w * block[q]!;
+    }
   }
 
   /**

@@ -342,9 +342,10 @@ export class GpuImplicitOps {
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
     const product = [mg.product(cycle.z, v.w, v.r), ...this.rankOneProduct(solver, cycle.z, v.w), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
-    // Resumed, the levels and blocks the solve it resumes made are kept.
+    // Resumed, the blocks the solve it resumes made are kept, but not its levels: the contacts'
+    // penalty changes with the contacts released or sliding since (CpuMultigrid likewise).
     const list: Compiled[] = [
-      ...(resume ? [] : mg.assemble(solver, this.bound['particleMass']!, this.springStates)),
+      ...mg.assemble(solver, this.bound['particleMass']!, this.springStates, constrained),
       // A warm start's (or a constrained start's) A x₀ is system-product.wgsl's, which reads the
       // blocks per incidence entry, as does the contact forces' A Δv after the solve.
       ...((this.options.warmStart || constrained) && !resume ? [this.kernel('systemBlocks', 'springs', {}, { solver })] : []), // prettier-ignore

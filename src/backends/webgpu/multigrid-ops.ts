@@ -152,6 +152,8 @@ export class GpuMultigrid {
       // Level 0's smoother adds bending's diagonal blocks (mg-nodes.wgsl withBending).
       bendingDiagonal:
         x.bending?.diagonal ?? x.selfContact?.diagonal ?? x.create('mg.noBendingDiagonal', 16, storage),
+      // A constrained solve's level 0 adds the contacts' penalty (mg-nodes.wgsl).
+      contactNormals: x.contacts?.contactNormals ?? x.create('mg.noContactNormals', 16, storage),
     };
   }
 
@@ -173,9 +175,15 @@ export class GpuMultigrid {
 
   /**
    * Every level's operator for the solve whose SolverParams is `solver` (after its spring
-   * states): per level its edges, then its nodes, level 0 from the springs and particles.
+   * states): per level its edges, then its nodes, level 0 from the springs and particles, with
+   * the contacts' penalty when `constrained` (MULTIGRID_CYCLE.contactPenalty).
    */
-  assemble(solver: GPUBuffer, particleMass: GPUBuffer, springStates: GPUBuffer): Compiled[] {
+  assemble(
+    solver: GPUBuffer,
+    particleMass: GPUBuffer,
+    springStates: GPUBuffer,
+    constrained: number,
+  ): Compiled[] {
     const out: Compiled[] = [...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), ...(this.x.selfContact ? [this.x.selfContact.diagonalPass(solver)] : [])]; // prettier-ignore
     const extra = { ...this.bound, solver, particleMass, springStates };
     this.levels.forEach((place, l) => {
@@ -183,7 +191,7 @@ export class GpuMultigrid {
       const c = this.coarsenings[l - 1];
       const fineBases = { fineNodeBase: fine?.nodeBase ?? 0, fineEdgeBase: fine?.edgeBase ?? 0 };
       const edgeConstants = { ...this.overrides(l), ...fineBases, fromSprings: l === 0 ? 1 : 0, edgeCount: place.edgeCount, edgeTermList: c?.edgeTermList ?? 0 }; // prettier-ignore
-      const nodeConstants = { ...this.overrides(l), ...fineBases, fromParticles: l === 0 ? 1 : 0, nodeTermList: c?.nodeTermList ?? 0, withBending: this.x.bending || this.x.selfContact ? 1 : 0 }; // prettier-ignore
+      const nodeConstants = { ...this.overrides(l), ...fineBases, fromParticles: l === 0 ? 1 : 0, nodeTermList: c?.nodeTermList ?? 0, withBending: this.x.bending || this.x.selfContact ? 1 : 0, constrained, contactPenalty: MULTIGRID_CYCLE.contactPenalty }; // prettier-ignore
       const edges = this.x.dispatch('mgEdges', 'mgEdges', l === 0 ? 'springs' : 'particles', extra, edgeConstants, place.edgeCount); // prettier-ignore
       const nodes = this.x.dispatch('mgNodes', 'mgNodes', 'particles', extra, nodeConstants, place.nodeCount);
       // A coarse level's passes get indirect counts of their own, so that a Newton loop's gate
