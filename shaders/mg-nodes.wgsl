@@ -1,9 +1,10 @@
 // A level's node blocks, one thread per node (CPU mirror: CpuMultigrid.assemble), after its edges:
-// level 0: S_i = α m_i I (0 for a fixed particle); coarse: S_I = Σ_i p_iI π_i S_i + Σ_e d_eI δ_e E_e,
-// a weighted gather (src/model/galerkin-terms.ts). Then the smoother's M_i⁻¹, 0 for a fixed
-// particle: level 0 M_i = D_i = S_i + Σ_{edges at i} E_e; a coarse level adds the negative parts
-// ½ S_i⁻ + Σ_{edges at i} E_e⁻ of its blocks (indefinite there), so that λ_max(M⁻¹A) ≤ 2 and the
-// ω-weighted Jacobi sweeps converge (CpuMultigrid.invertDiagonal).
+// level 0: S_i = α m_i I (0 for a fixed particle; + P_i in a constrained solve, below); coarse:
+// S_I = Σ_i p_iI π_i S_i + Σ_e d_eI δ_e E_e, a weighted gather (src/model/galerkin-terms.ts).
+// Then the smoother's M_i⁻¹, 0 for a fixed particle: level 0 M_i = D_i = S_i + Σ_{edges at i} E_e;
+// a coarse level adds the negative parts ½ S_i⁻ + Σ_{edges at i} E_e⁻ of its blocks (indefinite
+// there), so that λ_max(M⁻¹A) ≤ 2 and the ω-weighted Jacobi sweeps converge
+// (CpuMultigrid.invertDiagonal).
 
 override fromParticles: u32 = 0u;  // 1: level 0
 override nodeTermList: u32 = 0u;   // in mgGraph: the weighted list of this level's node blocks

@@ -152,32 +152,30 @@ test.each(['pcg', 'multigrid'] as const)(
 );
 
 // Contacts: a constrained solve's V-cycle is that of A + P, the contacts' penalty on level 0
-// (mg-nodes.wgsl; MULTIGRID_CYCLE.contactPenalty), gathered into every coarse level. Measured
-// over the first 14 steps (contacts from step 6; sticking, sliding, releases): GPU ≈ CPU f32.
-test('the drop on a sphere (16², contacts from step 6): over steps 7–14 GPU iterations per solve = CPU f32 ± 1, ≤ 8, and the states agree', async () => {
+// (mg-nodes.wgsl; MULTIGRID_CYCLE.contactPenalty), gathered into every coarse level. Converged
+// solves hide the preconditioner (iterations differ by less than one a solve with c = 1 for 3, or
+// with a sticking contact's P taken as a sliding one's), so CG is capped at 2 iterations: each
+// step's Δv is then the V-cycle's fixed function x₂ of the right-hand side (wgsl-quick-cases.ts
+// `vcycle`), and the drop's 8 steps (contacts from step 6, sticking and sliding) follow it.
+// Measured |GPU − CPU f32|: 1.2e-7 m; with c = 1 on the GPU only 6.5e-3 m, with its sticking
+// contacts' P taken as sliding ones' 4.8e-4 m.
+test('the drop on a sphere (16², contacts from step 6), CG capped at 2 iterations: 8 steps on the GPU = CPU f32 within 1e-5 m', async () => {
   const model = sphereDrop(16);
-  const options = { integrator: 'implicit-euler', dt: 1 / 60, solver: 'multigrid', tolerance: 1e-3, maxIterations: 100 } as const; // prettier-ignore
+  const options = { integrator: 'implicit-euler', dt: 1 / 60, solver: 'multigrid', tolerance: 1e-3, maxIterations: 2 } as const; // prettier-ignore
   const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
   const cpu = await createSimulation(model, { ...options, precision: 'f32' });
   try {
-    await gpu.advance(6);
-    cpu.step(6);
-    const [g6, c6] = [(await gpu.readSolverStats())!, (await cpu.readSolverStats())!];
-    await gpu.advance(8);
+    gpu.step(8);
     cpu.step(8);
     const [g, c] = [(await gpu.readSolverStats())!, (await cpu.readSolverStats())!];
-    // Steps 7–14, in contact.
-    const gPer = (g.linearIterations - g6.linearIterations) / (g.linearSolves - g6.linearSolves);
-    const cPer = (c.linearIterations - c6.linearIterations) / (c.linearSolves - c6.linearSolves);
-    console.log(`drop 16², steps 7–14: GPU ${gPer.toFixed(2)} iterations a solve (${g.linearSolves - g6.linearSolves} solves), CPU f32 ${cPer.toFixed(2)} (${c.linearSolves - c6.linearSolves})`); // prettier-ignore
-    expect(g.unconvergedSolves + c.unconvergedSolves).toBe(0);
-    expect(Math.abs(gPer - cPer)).toBeLessThanOrEqual(1);
-    expect(gPer).toBeLessThanOrEqual(8);
     const [gs, cs] = [await gpu.readState(), await cpu.readState()];
+    // Capped: most solves end unconverged (8 of 12 on both), as they must here.
+    console.log(`drop 16², 2 iterations a solve: unconverged GPU ${g.unconvergedSolves} / CPU ${c.unconvergedSolves} of ${c.linearSolves}`); // prettier-ignore
+    expect(g.linearSolves).toBe(c.linearSolves);
     let fall = 0;
     for (let k = 1; k < cs.positions.length; k += 3) fall = Math.max(fall, model.particlePositions[k]! - cs.positions[k]!); // prettier-ignore
-    expect(fall).toBeGreaterThan(0.03);
-    expectClose(gs.positions, cs.positions, 1e-3 * fall, 'drop 16²: positions GPU vs CPU f32 (m)');
+    expect(fall).toBeGreaterThan(0.09);
+    expectClose(gs.positions, cs.positions, 1e-5, 'drop 16², capped CG: positions GPU vs CPU f32 (m)');
   } finally {
     gpu.destroy();
     cpu.destroy();

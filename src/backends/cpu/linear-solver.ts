@@ -99,7 +99,8 @@ export function solveLinear(
     diagonalInverse(model, states, system, options.preconditioner === 'block', inverseDiagonal);
   if (options.solver === 'multigrid') {
     if (!multigrid) throw new Error("a 'multigrid' solve needs a workspace made with multigrid");
-    // Resumed too: contacts released or sliding since change the penalty.
+    // Resumed too: contacts released or sliding since change the penalty P. Here only the
+    // preconditioner reads it; on WebGPU CG's product does too (implicit-ops.ts multigridSolve).
     multigrid.assemble(states, system, work.constraints ?? null);
   }
   const S = work.constraints ?? null;
