@@ -72,6 +72,9 @@ test.each([
   ['symplectic-euler', 1],
   ['rk4', 0.5],
   ['explicit-euler', 0],
+  // Its contact restarts the velocity history (all three entries: contact-project.wgsl's restart0–2),
+  // then x₊ = x + h v (e = 0) after 2 RK4 startup steps (e = ½): s/(2N) (test/colliders.test.ts).
+  ['adams-bashforth-3', 2 / 480],
 ] as const)(
   '%s on a 35° incline, μ = 0.5: the GPU slides as the CPU does, by h² a (N²/2 + (e − ½) N)',
   async (integrator, share) => {

@@ -43,6 +43,13 @@ test('renameOps maps the names in windAt', () => {
   expect([renamed.to, renamed.v, renamed.a, renamed.extra]).toEqual(['full.b', 'full.v', 'full.a', 'full.p']);
 });
 
+test("renameOps maps a projection's restarted history", () => {
+  const project: Op = { op: 'project', x: 'x', v: 'v', drift: 0, restart: ['Fv@0', 'Fv@1'] };
+  expect(renameOps([project], (name) => `full.${name}`)).toEqual([
+    { op: 'project', x: 'full.x', v: 'full.v', drift: 0, restart: ['full.Fv@0', 'full.Fv@1'] },
+  ]);
+});
+
 test('withMomentumImpulse: p += M (v after − v before) around the ops, nothing without momenta', () => {
   const project: Op = { op: 'project', x: 'x', v: 'v', drift: 1 };
   expect(withMomentumImpulse([project], undefined, 'c')).toEqual([project]);

@@ -92,7 +92,7 @@
 import type { IntegratorName } from './catalog.ts';
 import { INTEGRATORS } from './catalog.ts';
 import { EXPLICIT_INTEGRATORS } from './schemes.ts';
-import type { Coefficient, Op, Program } from './program.ts';
+import { ringEntry, type Coefficient, type Op, type Program } from './program.ts';
 import { withMomentumImpulse } from './program-transforms.ts';
 
 /**
@@ -255,16 +255,22 @@ export function withContacts(
     // A multistep scheme's step ends by pushing F(y₊) onto its history (the first `rotate`). Where
     // x₊ reads v₊ (Adams–Moulton, the trapezoid, implicit Euler) the contact goes before it, so the
     // history holds the projected velocity: pushed after, x₊ followed a history without friction
-    // and a particle slid up to 1e-4 of its way short down an incline. Where x₊ reads only the history
-    // (Adams–Bashforth) it stays after: a projected impact in the history (0 after −v) lifts
-    // x₊ = x + h (3/2 v_n − ½ v_{n−1}) off the surface, and a resting particle hovered ½ h² g
-    // above it every other step. The startup steps are RK4's (drift ½).
+    // and a particle slid up to 1e-4 of its way short down an incline. Where x₊ reads only the
+    // history (Adams–Bashforth) a contact is an event no polynomial through the history sees:
+    // pushed before the projection, a resting particle's unprojected v₊ = −g h in the history
+    // lifted it g h²/3 off the floor every third step (AB3); pushed after, the projected 0 after
+    // an impact's −v lifted x₊ = x + h (3/2 v_n − ½ v_{n−1}) ½ g h² every other step (AB2). So the
+    // projection restarts the history of the particles it acts on: every Fv entry becomes the
+    // projected v₊ (as a multistep code restarts at a discontinuity, on those particles only), and
+    // their next x₊ = x + h v₊ (drift 0, as explicit Euler's). The startup steps are RK4's (drift ½).
     const record = INTEGRATORS[integrator];
     const projectedHistory = 'readsEndVelocity' in record && record.readsEndVelocity;
+    const velocityHistory = Array.from({ length: program.rings['Fv'] ?? 0 }, (_, j) => ringEntry('Fv', j));
+    const restart = !projectedHistory && velocityHistory.length > 0 ? { restart: velocityHistory } : {};
     const before = (ops: readonly Op[], d: number): Op[] => {
       const push = projectedHistory ? ops.findIndex((op) => op.op === 'rotate') : -1;
       const at = push < 0 ? ops.length : push;
-      return [...ops.slice(0, at), move, { op: 'project', x: 'x', v: 'v', drift: d, ...(d === 0 ? { onSurface: true } : {}) }, ...ops.slice(at)]; // prettier-ignore
+      return [...ops.slice(0, at), move, { op: 'project', x: 'x', v: 'v', drift: d, ...(d === 0 ? { onSurface: true } : {}), ...restart }, ...ops.slice(at)]; // prettier-ignore
     };
     return { ...program, startup: before(program.startup, EXPLICIT_INTEGRATORS.rk4.drift), step: before(program.step, drift) }; // prettier-ignore
   }

@@ -5,15 +5,15 @@
  * (src/integrators/contact-programs.ts): where x₊ reads the step's end velocity v₊
  * (`readsEndVelocity`) the projection runs before F(y₊) is pushed and `drift` is v₊'s weight in
  * x₊ (x₊ = x + h (… + drift · v₊): Adams–Moulton 5/12, the trapezoid ½, implicit Euler 1); where
- * it reads only the history (Adams–Bashforth) the projection runs after the push, the history
- * keeps the step's unprojected velocities, and the projection takes all of h Δv back (drift 1).
+ * it reads only the history (Adams–Bashforth, drift 0) the projection runs after the push and
+ * restarts the velocity history of the particles it acts on (contact-programs.ts).
  */
 export { ADAMS_WEIGHTS } from './tableaux.ts';
 
 /** spec/integration-methods-lecture-de.md. */
 export const MULTISTEP_INTEGRATORS = {
   'adams-bashforth-2': {
-    drift: 1,
+    drift: 0,
     readsEndVelocity: false,
     order: 2,
     startupSteps: 1,
@@ -21,7 +21,7 @@ export const MULTISTEP_INTEGRATORS = {
       'y₊ = y + h (3/2 F_n − 1/2 F_{n−1}); one evaluation per step; the first step by RK4. Weakly unstable on an undamped oscillator (amplitude grows as O(h³ω⁴ t)).',
   },
   'adams-bashforth-3': {
-    drift: 1,
+    drift: 0,
     readsEndVelocity: false,
     order: 3,
     startupSteps: 2,

@@ -45,6 +45,7 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
           base: rename(op.base),
         };
       case 'project':
+        return { ...op, x: rename(op.x), v: rename(op.v), ...(op.restart ? { restart: op.restart.map(rename) } : {}) }; // prettier-ignore
       case 'selfContacts':
         return { ...op, x: rename(op.x), v: rename(op.v) };
       case 'selfFailSafe':

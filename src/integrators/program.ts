@@ -155,9 +155,11 @@ export type Op =
    * implicit schemes' constrained contacts end the step on the surface moving inwards at max(g, 0)/h,
    * and projecting them or not would hang on the rounding of g ≈ 0. Friction's velocity change Δv
    * is taken back from the positions as the scheme's own step would carry it, x += drift · h Δv
-   * (the scheme's `drift`, src/integrators/schemes.ts; default 1: x₊ = x + h v₊).
+   * (the scheme's `drift`, src/integrators/schemes.ts; default 1: x₊ = x + h v₊). `restart`: on a
+   * particle whose velocity the projection changed, the projected v is written into these vectors
+   * too (a multistep scheme's velocity history, restarted at the contact: contact-programs.ts).
    */
-  | { readonly op: 'project'; readonly x: string; readonly v: string; readonly slack?: boolean; readonly onSurface?: boolean; readonly drift?: number } // prettier-ignore
+  | { readonly op: 'project'; readonly x: string; readonly v: string; readonly slack?: boolean; readonly onSurface?: boolean; readonly drift?: number; readonly restart?: readonly string[] } // prettier-ignore
   /**
    * Kinematic colliders: each collider advances by h u over the step, u its velocity
    * (src/backends/common/collider-poses.ts; 0 for a collider at rest).
@@ -346,6 +348,7 @@ function opVectors(op: Op): string[] {
     case 'contacts':
       return [op.x, op.v, op.solution, op.base];
     case 'project':
+      return [op.x, op.v, ...(op.restart ?? [])];
     case 'selfContacts':
       return [op.x, op.v];
     case 'selfFailSafe':

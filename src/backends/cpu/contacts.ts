@@ -363,9 +363,17 @@ export class CpuContacts {
    * Explicit steps, after a step: particles behind a surface (`reach` 1: or on it to rounding; −1:
    * behind it by more than rounding; program.ts, `project`) moved onto it, inward normal velocity
    * removed, friction; the velocity friction removed is taken back from the step's motion as the
-   * scheme carries it (x += carry Δv_t, carry = drift · h).
+   * scheme carries it (x += carry Δv_t, carry = drift · h). A particle whose velocity changed gets
+   * the new one in each of `restart` too (a velocity history restarted: program.ts, `project`).
    */
-  project(x: RealArray, v: RealArray, carry: number, reach: -1 | 0 | 1 = 0): void {
+  project(
+    x: RealArray,
+    v: RealArray,
+    carry: number,
+    reach: -1 | 0 | 1 = 0,
+    restart: readonly RealArray[] = [],
+  ): void {
+    // prettier-ignore
     const { model } = this;
     const before = new Float64Array(3);
     for (let i = 0; i < model.particleCount; i++) {
@@ -383,6 +391,7 @@ export class CpuContacts {
       before.set(v.subarray(k, k + 3));
       friction(v, k, n, this.colliders[c.collider]!.friction, -vn, u);
       for (let d = 0; d < 3; d++) x[k + d] = x[k + d]! + carry * (v[k + d]! - before[d]!);
+      for (const history of restart) for (let d = 0; d < 3; d++) history[k + d] = v[k + d]!;
     }
   }
 }

@@ -125,7 +125,7 @@ export class CpuExecutor {
       case 'correct':
         return this.correct(this.program.corrector!);
       case 'project':
-        return this.contacts!.project(this.vector(op.x), this.vector(op.v), this.h * (op.drift ?? 1), op.slack ? -1 : op.onSurface ? 1 : 0); // prettier-ignore
+        return this.contacts!.project(this.vector(op.x), this.vector(op.v), this.h * (op.drift ?? 1), op.slack ? -1 : op.onSurface ? 1 : 0, (op.restart ?? []).map((name) => this.vector(name))); // prettier-ignore
       case 'moveColliders':
         return this.contacts!.move(this.h);
       case 'aero': {
