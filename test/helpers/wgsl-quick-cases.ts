@@ -698,6 +698,10 @@ export const QUICK_CASES: readonly QuickCase[] = [
     steps: 6,
     tEnd: 0,
   })),
+  // The contacts' penalty in the V-cycle (mg-nodes.wgsl, MULTIGRID_CYCLE.contactPenalty): a
+  // converged solve hides its preconditioner, so CG is capped at 2 iterations and each step
+  // follows the V-cycle (test/gpu-multigrid.test.ts, the drop's capped case).
+  { label: 'implicit-euler multigrid cloth on a sphere, CG capped at 2 iterations', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'multigrid', maxIterations: 2 }, steps: 6, tEnd: 0 }, // prettier-ignore
   // Friction after the solve only (staticFriction false): every contact slides, x₀ = z n (with
   // static friction, the default, the contacts above start sticking, x₀ their whole prescribed change).
   { label: 'implicit-euler pcg cloth on a sphere, friction after the solve', kind: 'fixed', scene: 'sphere', options: { integrator: 'implicit-euler', dt: 1 / 60, tolerance: 1e-5, solver: 'pcg', staticFriction: false }, steps: 6, tEnd: 0 }, // prettier-ignore
