@@ -373,7 +373,6 @@ export class CpuContacts {
     reach: -1 | 0 | 1 = 0,
     restart: readonly RealArray[] = [],
   ): void {
-    // prettier-ignore
     const { model } = this;
     const before = new Float64Array(3);
     for (let i = 0; i < model.particleCount; i++) {
