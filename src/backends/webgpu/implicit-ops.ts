@@ -342,11 +342,8 @@ export class GpuImplicitOps {
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
     const product = [mg.product(cycle.z, v.w, v.r), ...this.rankOneProduct(solver, cycle.z, v.w), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
-    // Resumed, the blocks the solve it resumes made are kept, but not its levels: level 0's S holds
-    // the contacts' penalty P, which mg-product.wgsl's CG product reads (S P S = 0 only for the
-    // current filter S: a contact released or sliding since would keep its old P inside the solved
-    // system, not just the preconditioner). CpuMultigrid re-assembles likewise. Cost: the levels'
-    // assembly (2 dispatches a level) on every resumed solve, ungated.
+    // Resumed, the blocks are kept but the levels re-assembled: mg-product.wgsl reads level 0's
+    // S + P, and S P S = 0 holds only for the current filter S (MULTIGRID_CYCLE.contactPenalty).
     const list: Compiled[] = [
       ...mg.assemble(solver, this.bound['particleMass']!, this.springStates, constrained),
       // A warm start's (or a constrained start's) A x₀ is system-product.wgsl's, which reads the
