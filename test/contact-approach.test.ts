@@ -116,14 +116,17 @@ test.each(CASES)('%s, %s, %s floor: only a particle whose normal approach closes
 test('the WGSL quick case "contact thresholds at their ties" ends its one step as derived (CPU, float64)', async () => {
   // test/helpers/wgsl-quick-cases.ts contactThresholds: h = 1/64 s, g = −8 m/s² along y, the
   // plane's contact surface at y = 1/16 m, every value exact. Free: v₊ = v + h g, y₊ = y + h v₊;
-  // a contact ends on the surface at v_y = −gap/h.
+  // a contact ends on the surface at v_y = −gap/h; a free particle that ends behind the surface is
+  // projected onto it after the solve, at rest along y (contact-programs.ts).
   const model = SCENES.thresholds();
   const sim = await createSimulation(model, { integrator: 'implicit-euler', dt: 1 / 64, solver: 'pcg', tolerance: 1e-5 }); // prettier-ignore
   sim.step(1);
   const { positions, velocities } = await sim.readState();
   const [h, surface, y0, v0] = [1 / 64, 1 / 16, model.particlePositions, model.particleVelocities];
-  const free = (i: number) =>
-    [y0[3 * i + 1]! + h * (v0[3 * i + 1]! - h * 8), v0[3 * i + 1]! - h * 8] as const;
+  const free = (i: number) => {
+    const [y, vy] = [y0[3 * i + 1]! + h * (v0[3 * i + 1]! - h * 8), v0[3 * i + 1]! - h * 8];
+    return y < surface ? ([surface, 0] as const) : ([y, vy] as const);
+  };
   const contact = (i: number) => [surface, -(y0[3 * i + 1]! - surface) / h] as const;
   // 0 moves away fast enough, 1 at f32's threshold (held), 2 on the surface moving away, 3 slides
   // 2⁻⁸ m above (free), 4 falls from 1 m, 5 approaches 2⁻⁷ + 2⁻¹⁰ m above (a contact at −0.5625 m/s).

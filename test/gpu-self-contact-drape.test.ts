@@ -11,7 +11,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { buildCloth, createModel, createSimulation, type Model } from '../src/index.ts';
-import { CpuSelfContact, edgeEdgeClosest, encodeDispatches, programOf, vertexTriangleClosest, WebGpuExecutor, withSelfContact, type Compiled } from '../src/internal.ts'; // prettier-ignore
+import { colliderDistance, CpuSelfContact, edgeEdgeClosest, encodeDispatches, programOf, vertexTriangleClosest, WebGpuExecutor, withSelfContact, type Compiled } from '../src/internal.ts'; // prettier-ignore
 import { useNodeDevice } from './helpers/node-device-suite.ts';
 import { layersOnGpuAndCpu } from './helpers/self-contact-scenes.ts';
 
@@ -23,7 +23,7 @@ const H = 1 / 60;
 const GRAVITY = 9.81;
 const SPEED = 5;
 /**
- * On the CPU f32 the pairs listed run 96, 1194, 2038, 1947, 814 at steps 2–6 (over 4 per particle
+ * On the CPU f32 the pairs listed run 96, 1206, 2076, 2048, 830 at steps 2–6 (over 4 per particle
  * at steps 3–5) and the fail-safe truncates 2 particles' moves at step 6. (6 steps instead of 8
  * saved nothing measurable: the time is in creating the simulations.)
  */
@@ -115,6 +115,32 @@ function boundaryPairs(model: Model, gpu: { positions: Float64Array; velocities:
   return within - contact.count;
 } // prettier-ignore
 
+/**
+ * The particles whose contact detection at the step's start ties within the two backends' states:
+ * a free particle becomes a contact when its free flight reaches a collider within the step,
+ * g < h ((u − v)·n − h g·n) (CpuContacts.contactOf, float64 here at the CPU f32's state), and
+ * |g − h (…)| ≤ δ_i = 2 (|Δx_i| + h |Δv_i|) + 1e-5 (1 + |x|∞) per particle lets one backend
+ * constrain it and the other not. Such a step's solves then differ by the contact's force (3.4 mm
+ * at step 8 here once implicit Euler projected after its solve: margin 4.3e-6 m, |Δx| 8e-6 m), which
+ * no rounding bound covers. (Held contacts' reach and releases are not checked: none tied here.)
+ */
+function detectionTies(model: Model, gpu: { positions: Float64Array; velocities: Float64Array }, cpu: { positions: Float64Array; velocities: Float64Array }): string[] {
+  const [x, v] = [cpu.positions, cpu.velocities];
+  const floor = 1e-5 * (1 + Math.max(...x.map(Math.abs)));
+  const ties: string[] = [];
+  for (let i = 0; i < model.particleCount; i++) {
+    const k = 3 * i;
+    const delta = 2 * (Math.hypot(...[0, 1, 2].map((d) => gpu.positions[k + d]! - x[k + d]!)) + H * Math.hypot(...[0, 1, 2].map((d) => gpu.velocities[k + d]! - v[k + d]!))) + floor; // prettier-ignore
+    for (const collider of model.colliders) {
+      const { distance, normal: n } = colliderDistance(collider, [x[k]!, x[k + 1]!, x[k + 2]!]);
+      const gap = distance - collider.thickness;
+      const closing = -(v[k]! * n[0] + v[k + 1]! * n[1] + v[k + 2]! * n[2]) + H * GRAVITY * n[1];
+      if (gap > floor && Math.abs(gap - H * closing) <= delta) ties.push(`particle ${i}: margin ${(gap - H * closing).toExponential(1)} m, δ ${delta.toExponential(1)} m`); // prettier-ignore
+    }
+  }
+  return ties;
+} // prettier-ignore
+
 /** Per step k: the GPU's state at its start, and the pairs the CPU listed. */
 interface Trace {
   readonly starts: { positions: Float64Array; velocities: Float64Array }[];
@@ -162,10 +188,15 @@ describe('a cloth thrown onto a sphere at 5 m/s (16², implicit Euler, h = 1/60)
         const band = sa.pairs === sb.pairs ? 0 : boundaryPairs(model, before, cpuBefore);
         if (band > 0) lines.push(`  step ${step} started with ${band} pairs within float32's and the states' difference of the listing's bound`); // prettier-ignore
         expect(Math.abs(sa.pairs - sb.pairs), `step ${step}: pairs ${sa.pairs}/${sb.pairs}`).toBeLessThanOrEqual(band); // prettier-ignore
+        const ties = dx > tolerance ? detectionTies(model, before, cpuBefore) : [];
+        if (ties.length > 0) {
+          lines.push(`  step ${step}: a contact decision tied within the backends' difference (${ties.join('; ')}); compared through step ${step - 1}`); // prettier-ignore
+          break;
+        }
         expect([sa.truncated, sa.undone, sa.frozen, sa.pinched], `step ${step}`).toEqual([sb.truncated, sb.undone, sb.frozen, sb.pinched]); // prettier-ignore
-        expect(dx, `step ${step}`).toBeLessThanOrEqual(tolerance);
         pairs = Math.max(pairs, sb.pairs);
         truncated += sb.truncated;
+        expect(dx, `step ${step}`).toBeLessThanOrEqual(tolerance);
       }
       console.log(`${lines.join('\n')}\nthe widest query box, at a step's start or of its kept moves: ≤ ${spanned.toFixed(1)} rest-mesh cells per axis (8 allowed)`); // prettier-ignore
       expect(pairs).toBeGreaterThan(4 * model.particleCount);

@@ -26,8 +26,8 @@
  * onto a surface has g = 0 only up to rounding, float32 positions ~1e-8 m here) and either moves
  * away ((v_i − u)·n_i > RECEDING h |g|, round-off of rest) or its last contact force pulled it
  * inwards (then it is left free for one step). Other forces (springs, damping) are not in the free
- * flight: a particle they carry behind a surface unconstrained is moved onto it by the next step's
- * constraint (implicit Euler) or by the end-of-step `project` (Newmark, backward Euler).
+ * flight: a particle they carry behind a surface unconstrained is moved onto it by the end-of-step
+ * `project` (src/integrators/contact-programs.ts).
  * The particle must end the step with the normal velocity T_i = −max(g_i, 0)/h (it ends on the
  * surface, g + h v₊·n = 0; one already behind it is moved onto it before the position update
  * instead, so that no velocity is made of the penetration). The solve's unknown s, with
