@@ -342,14 +342,16 @@ export class GpuImplicitOps {
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
     const product = [mg.product(cycle.z, v.w, v.r), ...this.rankOneProduct(solver, cycle.z, v.w), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
-    // Resumed, the blocks are kept but the levels re-assembled: mg-product.wgsl reads level 0's
-    // S + P, and S P S = 0 holds only for the current filter S (MULTIGRID_CYCLE.contactPenalty).
+    // Resumed, the penalty's levels are re-assembled after CG_START, on its counts (none if no
+    // contact was released or made to slide): mg-product.wgsl reads level 0's S + P, and S P S = 0
+    // holds only for the current filter S. A warm (or constrained) start's A x₀ and the contact
+    // forces' A Δv are system-product.wgsl's, from the blocks per incidence entry.
+    const assembly = mg.assemble(solver, this.bound['particleMass']!, this.springStates, constrained, resume); // prettier-ignore
     const list: Compiled[] = [
-      ...mg.assemble(solver, this.bound['particleMass']!, this.springStates, constrained),
-      // A warm start's (or a constrained start's) A x₀ is system-product.wgsl's, which reads the
-      // blocks per incidence entry, as does the contact forces' A Δv after the solve.
+      ...(resume ? [] : assembly),
       ...((this.options.warmStart || constrained) && !resume ? [this.kernel('systemBlocks', 'springs', {}, { solver })] : []), // prettier-ignore
       ...this.start(rhsRef, solutionRef, solver, constrained, resume),
+      ...(resume ? indirectBy(assembly, cg) : []),
       ...indirectBy([...preconditioned, ...product], cg),
       this.firstCheck(constrained),
     ];

@@ -52,7 +52,7 @@ interface CoarseningPlace {
 }
 
 export class GpuMultigrid {
-  /** INDIRECT: the workgroup counts of coarse level l at entry l − 1, set by the scalar kernel. */
+  /** INDIRECT, set by the scalar kernel: coarse level l's workgroups at entry l − 1, the tail's, then the assembly's. */
   readonly levelGroups: GPUBuffer;
   readonly levelGroupsFull: GPUBuffer;
   /** INDIRECT: the workgroup counts of coarse level l's edge and node assembly at 32 (l − 1), fixed. */
@@ -137,10 +137,11 @@ export class GpuMultigrid {
       const [gx, gy] = dispatchSize(place.nodeCount, workgroupSize, device.limits);
       return [gx, gy, 1, 0];
     });
-    // The last entry gates the coarse tail (mg-tail.wgsl): one workgroup while a solve runs.
-    const groups = Uint32Array.from([...full, 1, 1, 1, 0]);
     // The coarse levels' assembly: per level l ≥ 1 the workgroups of its edges, then of its nodes.
     const assembly = this.levels.slice(1).flatMap((place) => [place.edgeCount, place.nodeCount].flatMap((count) => [...dispatchSize(Math.max(1, count), workgroupSize, device.limits).slice(0, 2), 1, 0])); // prettier-ignore
+    // After the levels' entries, one that gates the coarse tail (mg-tail.wgsl: one workgroup while
+    // a solve runs), then the assembly's, gated for a resumed solve's re-assembly (`assemble`).
+    const groups = Uint32Array.from([...full, 1, 1, 1, 0, ...assembly]);
     this.assembleGroups = x.create('mg.assembleGroups', 4 * Math.max(4, assembly.length), storage | GPUBufferUsage.INDIRECT, Uint32Array.from(assembly.length ? assembly : [0, 0, 0, 0]).buffer); // prettier-ignore
     this.levelGroups = x.create('mg.levelGroups', groups.byteLength, storage | GPUBufferUsage.INDIRECT);
     this.levelGroupsFull = x.create('mg.levelGroupsFull', groups.byteLength, storage, groups.buffer);
@@ -176,15 +177,20 @@ export class GpuMultigrid {
   /**
    * Every level's operator for the solve whose SolverParams is `solver` (after its spring
    * states): per level its edges, then its nodes, level 0 from the springs and particles, with
-   * the contacts' penalty when `constrained` (MULTIGRID_CYCLE.contactPenalty).
+   * the contacts' penalty when `constrained` (MULTIGRID_CYCLE.contactPenalty). `resumed`: a solve
+   * resumed within its step (contacts released or made to slide), where only the penalty changed:
+   * level 0's nodes and the coarse levels, not bending's and self-contact's diagonal blocks or
+   * level 0's edges (the springs' blocks); the coarse levels on levelGroups' gated counts (none
+   * when CG_START finds nothing to resume), level 0's nodes left for the caller to gate.
    */
   assemble(
     solver: GPUBuffer,
     particleMass: GPUBuffer,
     springStates: GPUBuffer,
     constrained: number,
+    resumed = false,
   ): Compiled[] {
-    const out: Compiled[] = [...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), ...(this.x.selfContact ? [this.x.selfContact.diagonalPass(solver)] : [])]; // prettier-ignore
+    const out: Compiled[] = resumed ? [] : [...(this.x.bending ? [this.x.bending.diagonalPass(solver)] : []), ...(this.x.selfContact ? [this.x.selfContact.diagonalPass(solver)] : [])]; // prettier-ignore
     const extra = { ...this.bound, solver, particleMass, springStates };
     this.levels.forEach((place, l) => {
       const fine = this.levels[l - 1];
@@ -197,8 +203,13 @@ export class GpuMultigrid {
       // A coarse level's passes get indirect counts of their own, so that a Newton loop's gate
       // (sized for the particles and springs) never replaces them: smoothed aggregation's coarse
       // levels can have more edges than the model has particles.
-      if (l === 0) out.push(edges, nodes);
-      else out.push({ ...edges, indirect: { buffer: this.assembleGroups, offset: 32 * (l - 1) } }, { ...nodes, indirect: { buffer: this.assembleGroups, offset: 32 * (l - 1) + 16 } }); // prettier-ignore
+      if (l === 0) out.push(...(resumed ? [] : [edges]), nodes);
+      else {
+        const [buffer, base] = resumed
+          ? [this.levelGroups, 16 * this.levels.length]
+          : [this.assembleGroups, 0];
+        out.push({ ...edges, indirect: { buffer, offset: base + 32 * (l - 1) } }, { ...nodes, indirect: { buffer, offset: base + 32 * (l - 1) + 16 } }); // prettier-ignore
+      }
     });
     return out;
   }
