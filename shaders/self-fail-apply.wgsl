@@ -1,7 +1,14 @@
 // Self-collision fail-safe, the end (CPU mirror: selfFailSafe, src/backends/cpu/self-fail-safe.ts),
 // one thread per particle: unsettled after every sweep, each free particle stays at x₀ (s = 0; x₀
 // had no intersection); then x ← x₀ + s (x − x₀) and v ← s v, counted as truncated (0 < s < 1) or
-// undone (s = 0), and the scale set back to 1 for the next step.
+// undone (s = 0), and the scale set back to 1 for the next step. A shortened particle's new v goes
+// to the first restartCount of restart0–2 too (a multistep scheme's velocity history restarted:
+// src/integrators/self-contact-programs.ts).
+
+override restartCount: u32 = 0u;
+override restart0: u32 = 0u;
+override restart1: u32 = 0u;
+override restart2: u32 = 0u;
 
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;
 @group(0) @binding(7) var<storage, read_write> selfScale: array<f32>;
@@ -26,5 +33,15 @@ fn selfFailApplyMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   atomicAdd(&selfControl[select(CONTROL_TRUNCATED, CONTROL_UNDONE, s == 0.0)], 1u);
   let x0 = loadVector(startRef, i);
   storeVector(xRef, i, x0 + s * (loadVector(xRef, i) - x0));
-  storeVector(vRef, i, s * loadVector(vRef, i));
+  let v = s * loadVector(vRef, i);
+  storeVector(vRef, i, v);
+  if (restartCount > 0u) {
+    storeVector(restart0, i, v);
+  }
+  if (restartCount > 1u) {
+    storeVector(restart1, i, v);
+  }
+  if (restartCount > 2u) {
+    storeVector(restart2, i, v);
+  }
 }

@@ -43,10 +43,12 @@ test('renameOps maps the names in windAt', () => {
   expect([renamed.to, renamed.v, renamed.a, renamed.extra]).toEqual(['full.b', 'full.v', 'full.a', 'full.p']);
 });
 
-test("renameOps maps a projection's restarted history", () => {
+test("renameOps maps a projection's and the fail-safe's restarted history", () => {
   const project: Op = { op: 'project', x: 'x', v: 'v', drift: 0, restart: ['Fv@0', 'Fv@1'] };
-  expect(renameOps([project], (name) => `full.${name}`)).toEqual([
+  const failSafe: Op = { op: 'selfFailSafe', x: 'x', v: 'v', start: 's', restart: ['Fv@0'] };
+  expect(renameOps([project, failSafe], (name) => `full.${name}`)).toEqual([
     { op: 'project', x: 'full.x', v: 'full.v', drift: 0, restart: ['full.Fv@0', 'full.Fv@1'] },
+    { op: 'selfFailSafe', x: 'full.x', v: 'full.v', start: 'full.s', restart: ['full.Fv@0'] },
   ]);
 });
 

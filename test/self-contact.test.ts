@@ -16,7 +16,7 @@ import {
 } from '../src/index.ts';
 import { CpuSelfContact } from '../src/internal.ts';
 import { selfIntersections } from './helpers/self-intersection.ts';
-import { pileUp } from './helpers/self-contact-scenes.ts';
+import { pileUp, vertexOntoPinnedTriangle } from './helpers/self-contact-scenes.ts';
 
 /** Two triangles: (0, 1, 2) flat at y = 0, (3, 4, 5) with vertex 3 at `gap` above (0.3, 0, 0.3). */
 function twoTriangles(
@@ -314,6 +314,42 @@ async function run(model: Model, integrator: 'symplectic-euler' | 'implicit-eule
   simulation.step(steps);
   return simulation.readState();
 }
+
+describe('self-collision fail-safe with a multistep history (CPU)', () => {
+  // vertexOntoPinnedTriangle: the fail-safe shortens vertex 3's move at steps 4–7. The scheme's
+  // velocity history is restarted there (every Fv entry its shortened v) and F(y₊) is pushed after
+  // the fail-safe, so AB's next x₊ = x + h Σ β_j v = x + h v (Σ β_j = 1) exactly, and the force
+  // pushed is the repulsion where the vertex is, above the triangle. Before, AB2's history kept
+  // the untruncated moves and the force beyond the triangle (which points down): the vertex rose
+  // 2.9 cm at step 7 with a velocity of −0.036 m/s, and drifted back down at that speed through
+  // step 30. Symplectic Euler leaves at 0.59 m/s; AB2 0.71, AB3 0.65.
+  for (const integrator of ['adams-bashforth-2', 'adams-bashforth-3'] as const) {
+    it(`${integrator}: the step after the fail-safe's last truncation moves h v exactly, and the repulsion pushes the vertex back out`, async () => {
+      const h = 1 / 60;
+      const simulation = await createSimulation(vertexOntoPinnedTriangle(), { integrator, dt: h, backend: 'cpu' }); // prettier-ignore
+      let before = await simulation.readState();
+      const checked: number[] = [];
+      let truncatedBefore = 0;
+      for (let step = 1; step <= 14; step++) {
+        simulation.step();
+        const state = await simulation.readState();
+        const { truncated, undone } = (await simulation.readSolverStats())!.selfContact!;
+        expect(state.positions[3 * 3 + 1]!, `step ${step}: vertex 3 above the triangle`).toBeGreaterThan(0); // prettier-ignore
+        if (truncatedBefore > 0 && truncated === 0 && undone === 0) {
+          // y₊ − y = h v_y to rounding (|y| ≤ 0.1 m here, float64).
+          const move = state.positions[3 * 3 + 1]! - before.positions[3 * 3 + 1]!;
+          expect(Math.abs(move - h * before.velocities[3 * 3 + 1]!), `step ${step}`).toBeLessThan(1e-15); // prettier-ignore
+          checked.push(step);
+        }
+        [before, truncatedBefore] = [state, truncated];
+      }
+      expect(checked, 'steps right after a truncation').toEqual([8]);
+      // Pushed out: beyond r = 0.02 m and moving away at over half the symplectic Euler's 0.59 m/s.
+      expect(before.positions[3 * 3 + 1]!).toBeGreaterThan(0.02);
+      expect(before.velocities[3 * 3 + 1]!).toBeGreaterThan(0.3);
+    });
+  }
+});
 
 describe('self-collision options', () => {
   it('defaults: r = min(5 mm, 0.2 ℓ_min), k = the largest spring stiffness, 32 pairs per particle; null removes it', () => {

@@ -252,23 +252,24 @@ export function withContacts(
   // (the state is at the step's end), implicit solves are constrained at the pose the step starts from.
   const move: Op = { op: 'moveColliders' };
   if (!program.implicit) {
-    // A multistep scheme's step ends by pushing F(y₊) onto its history (the first `rotate`). Where
-    // x₊ reads v₊ (Adams–Moulton, the trapezoid, implicit Euler) the contact goes before it, so the
-    // history holds the projected velocity: pushed after, x₊ followed a history without friction
-    // and a particle slid up to 1e-4 of its way short down an incline. Where x₊ reads only the
-    // history (Adams–Bashforth) a contact is an event no polynomial through the history sees:
-    // pushed before the projection, a resting particle's unprojected v₊ = −g h in the history
-    // lifted it g h²/3 off the floor every third step (AB3); pushed after, the projected 0 after
+    // A multistep scheme's step ends by pushing F(y₊) onto its history (the first `rotate`); the
+    // contact goes before it, so the history holds the projected velocity and the force at the
+    // projected position (pushed after, x₊ of Adams–Moulton, the trapezoid and implicit Euler
+    // followed a history without friction, and a particle slid up to 1e-4 of its way short down
+    // an incline). Where x₊ reads only the history (Adams–Bashforth) a contact is also an event no
+    // polynomial through the history sees: without a restart, a resting particle's unprojected
+    // v₊ = −g h lifted it g h²/3 off the floor every third step (AB3), and the projected 0 after
     // an impact's −v lifted x₊ = x + h (3/2 v_n − ½ v_{n−1}) ½ g h² every other step (AB2). So the
     // projection restarts the history of the particles it acts on: every Fv entry becomes the
     // projected v₊ (as a multistep code restarts at a discontinuity, on those particles only), and
     // their next x₊ = x + h v₊ (drift 0, as explicit Euler's). The startup steps are RK4's (drift ½).
     const record = INTEGRATORS[integrator];
     const projectedHistory = 'readsEndVelocity' in record && record.readsEndVelocity;
-    const velocityHistory = Array.from({ length: program.rings['Fv'] ?? 0 }, (_, j) => ringEntry('Fv', j));
+    // (The ring's last entry is the slot the push overwrites.)
+    const velocityHistory = Array.from({ length: Math.max(0, (program.rings['Fv'] ?? 0) - 1) }, (_, j) => ringEntry('Fv', j)); // prettier-ignore
     const restart = !projectedHistory && velocityHistory.length > 0 ? { restart: velocityHistory } : {};
     const before = (ops: readonly Op[], d: number): Op[] => {
-      const push = projectedHistory ? ops.findIndex((op) => op.op === 'rotate') : -1;
+      const push = ops.findIndex((op) => op.op === 'rotate');
       const at = push < 0 ? ops.length : push;
       return [...ops.slice(0, at), move, { op: 'project', x: 'x', v: 'v', drift: d, ...(d === 0 ? { onSurface: true } : {}), ...restart }, ...ops.slice(at)]; // prettier-ignore
     };

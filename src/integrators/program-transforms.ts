@@ -49,7 +49,7 @@ export function renameOps(ops: readonly Op[], rename: (name: string) => string):
       case 'selfContacts':
         return { ...op, x: rename(op.x), v: rename(op.v) };
       case 'selfFailSafe':
-        return { ...op, x: rename(op.x), v: rename(op.v), start: rename(op.start) };
+        return { ...op, x: rename(op.x), v: rename(op.v), start: rename(op.start), ...(op.restart ? { restart: op.restart.map(rename) } : {}) }; // prettier-ignore
       case 'aero':
         return { ...op, x: rename(op.x), v: rename(op.v), to: rename(op.to) };
       case 'strainCorrection':

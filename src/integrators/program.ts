@@ -195,9 +195,11 @@ export type Op =
   | { readonly op: 'selfContacts'; readonly x: string; readonly v: string }
   /**
    * Self-collision's fail-safe, after the step: each particle's move from `start` is shortened so
-   * that it crosses no listed pair's separating plane (planar truncation), v scaled with it.
+   * that it crosses no listed pair's separating plane (planar truncation), v scaled with it;
+   * `restart`: a shortened particle's new v is written to each of these too (a multistep scheme's
+   * velocity history restarted: self-contact-programs.ts).
    */
-  | { readonly op: 'selfFailSafe'; readonly x: string; readonly v: string; readonly start: string }
+  | { readonly op: 'selfFailSafe'; readonly x: string; readonly v: string; readonly start: string; readonly restart?: readonly string[] } // prettier-ignore
   /** Squared norms ‖vector‖² of the Newton loop's measured quantities. */
   | { readonly op: 'measure'; readonly quantities: Readonly<Partial<Record<NewtonQuantity, string>>> }
   /**
@@ -352,7 +354,7 @@ function opVectors(op: Op): string[] {
     case 'selfContacts':
       return [op.x, op.v];
     case 'selfFailSafe':
-      return [op.x, op.v, op.start];
+      return [op.x, op.v, op.start, ...(op.restart ?? [])];
     case 'contactForces':
       return [op.solution, op.rhs, op.base, op.x];
     case 'contactFriction':

@@ -245,3 +245,24 @@ export function shot(selfCollision: boolean | SelfCollision): Model {
       : {}),
   });
 }
+
+/**
+ * A vertex (3, of triangle (3, 4, 5) whose other corners are pinned 0.8 m up) falling at 10 m/s
+ * from 0.6 m onto triangle (0, 1, 2), pinned flat at y = 0, above its inside (0.3, 0, 0.3): unit
+ * masses, springs of stiffness 0, no gravity, self-collision r = 2 cm, k = 1000 N/m. At h = 1/60 s
+ * the fail-safe shortens its moves at steps 4–7 and the pairs' repulsion then pushes it back up.
+ */
+export function vertexOntoPinnedTriangle(): Model {
+  const [gap, speed] = [0.6, 10];
+  return createModel({
+    positions: [0, 0, 0, 1, 0, 0, 0, 0, 1, 0.3, gap, 0.3, 0.3, gap + 0.2, 1.3, 1.3, gap + 0.2, 0.3],
+    velocities: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -speed, 0, 0, 0, 0, 0, 0, 0],
+    masses: [1, 1, 1, 1, 1, 1],
+    springPairs: [0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3],
+    springStiffness: 0,
+    gravity: [0, 0, 0],
+    triangles: [0, 1, 2, 3, 4, 5],
+    fixed: [0, 1, 2, 4, 5],
+    selfCollision: { thickness: 0.02, stiffness: 1000 },
+  });
+}

@@ -143,7 +143,7 @@ export class CpuExecutor {
       case 'selfContacts':
         return this.selfContact!.detect(this.vector(op.x), this.vector(op.v), this.h);
       case 'selfFailSafe':
-        return this.selfContact!.failSafe(this.vector(op.x), this.vector(op.v));
+        return this.selfContact!.failSafe(this.vector(op.x), this.vector(op.v), (op.restart ?? []).map((name) => this.vector(name))); // prettier-ignore
       case 'windClock':
         return this.aero!.tick();
       case 'strainCorrection':

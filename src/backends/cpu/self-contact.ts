@@ -232,8 +232,8 @@ export class CpuSelfContact extends RankOneTerms {
     [this.count, this.indices, this.incidence] = [from.count, from.indices, from.incidence];
   }
 
-  /** The `selfFailSafe` op: planar truncation of each free particle's move from the step's start (self-fail-safe.ts). */
-  failSafe(x: RealArray, v: RealArray): void {
-    selfFailSafe(this, x, v);
+  /** The `selfFailSafe` op: planar truncation of each free particle's move from the step's start (self-fail-safe.ts); `restart` as the op's. */
+  failSafe(x: RealArray, v: RealArray, restart: readonly RealArray[] = []): void {
+    selfFailSafe(this, x, v, restart);
   }
 }

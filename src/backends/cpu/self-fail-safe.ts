@@ -84,8 +84,16 @@ function pairPlanes(
 /** Sweeps of list, planes and truncation before the fail-safe gives up and undoes the step's moves. */
 const MAX_SWEEPS = 8;
 
-/** x ← x₀ + T Δx and v ← T v on free particles, T the product of each sweep's truncations. */
-export function selfFailSafe(contact: CpuSelfContact, x: RealArray, v: RealArray): void {
+/**
+ * x ← x₀ + T Δx and v ← T v on free particles, T the product of each sweep's truncations; a
+ * shortened particle's v is written to each of `restart` too (program.ts, `selfFailSafe`).
+ */
+export function selfFailSafe(
+  contact: CpuSelfContact,
+  x: RealArray,
+  v: RealArray,
+  restart: readonly RealArray[] = [],
+): void {
   const { model, start, stats } = contact;
   const n = model.particleCount;
   const moves = Float64Array.from(x, (value, k) => value - start[k]!);
@@ -112,6 +120,7 @@ export function selfFailSafe(contact: CpuSelfContact, x: RealArray, v: RealArray
     for (let k = 3 * i; k < 3 * i + 3; k++) {
       x[k] = start[k]! + scale[i]! * moves[k]!;
       v[k] = scale[i]! * v[k]!;
+      for (const history of restart) history[k] = v[k]!;
     }
   }
 }

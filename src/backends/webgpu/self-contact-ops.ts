@@ -152,7 +152,12 @@ export class GpuSelfContact {
       ];
       list.forEach((d, k) => out.push({ ...d, indirect: { buffer: argsBuffer, offset: 4 * (3 * this.sweepCount + 3 * k) } })); // prettier-ignore
     }
-    out.push(this.pass('selfFailApply', refs));
+    const restart = op.restart ?? [];
+    if (restart.length > 3) throw new Error(`selfFailSafe: ${restart.length} vectors to restart, self-fail-apply.wgsl takes 3`); // prettier-ignore
+    const restartRefs = Object.fromEntries(
+      restart.map((name, j) => [`restart${j}`, this.x.reference(name, heads)]),
+    );
+    out.push(this.pass('selfFailApply', { ...refs, restartCount: restart.length, ...restartRefs }));
     return out;
   }
 
