@@ -342,10 +342,8 @@ export class GpuImplicitOps {
     const preconditioned = [...cycle.list, ...this.filtered(cycle.z, constrained)];
     const product = [mg.product(cycle.z, v.w, v.r), ...this.rankOneProduct(solver, cycle.z, v.w), ...this.filtered(v.w, constrained)]; // prettier-ignore
     const step = this.kernel('cgStep', 'particles', { solutionRef, residualRef: v.r, directionRef: v.p, stepRef: v.s, productRef: v.w, preconditionedRef: cycle.z, givenU: 1 }, { solver }); // prettier-ignore
-    // Resumed, the penalty's levels are re-assembled after CG_START, on its counts (none if no
-    // contact was released or made to slide): mg-product.wgsl reads level 0's S + P, and S P S = 0
-    // holds only for the current filter S. A warm (or constrained) start's A x₀ and the contact
-    // forces' A Δv are system-product.wgsl's, from the blocks per incidence entry.
+    // Resumed, P's levels are re-assembled after CG_START, on its counts: mg-product.wgsl reads level
+    // 0's S + P (S P S = 0 for the current S only); A x₀ and A Δv read the blocks (system-product).
     const assembly = mg.assemble(solver, this.bound['particleMass']!, this.springStates, constrained, resume); // prettier-ignore
     const list: Compiled[] = [
       ...(resume ? [] : assembly),
