@@ -76,6 +76,7 @@ import { expectedSystem } from './implicit-coefficients.ts';
 import { folded, random, selfDetectQuick } from './self-detect-cases.ts';
 import { newtonFloorQuick } from './newton-floor-quick.ts';
 import { selfDiagonalQuick } from './self-diagonal-quick.ts';
+import { vertexOntoPinnedTriangle } from './self-contact-scenes.ts';
 
 /** One quick case; plain data. */
 export interface QuickCase {
@@ -581,7 +582,7 @@ function clothInGusts(): Model {
 }
 
 /** The models of the cases that do not run on the quick cloth. */
-export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), dampedBending: () => bendingCloth(0.05, 0.1), degenerateHinges, folded: foldedCloth, surfaceSlack, slackDepths, slackHeights, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3), selfDamped: selfFold(0.3, 5) } as const; // prettier-ignore
+export const SCENES = { rest: () => restGrid(), light: () => restGrid(0.015, [0, -9.81, 0], 100), origin: atOrigin, still: stillAir, leaving: leavingPlane, thresholds: contactThresholds, ties: colliderTies, strain: strainCloth, strainTies, bending: () => bendingCloth(), lightlyDampedBending: () => bendingCloth(0.05, 1e-3), stiffBending: () => bendingCloth(2), dampedBending: () => bendingCloth(0.05, 0.1), degenerateHinges, folded: foldedCloth, surfaceSlack, slackDepths, slackHeights, meshPoints, meshOutside, openMesh, clothOnMesh, coincident, slow: slowCloth, drops: colliderDrops, sphere: clothFalling, freeSphere: () => clothFalling(false), wind: clothInWind, gusts: clothInGusts, selfFast: selfFold(2), selfSlow: selfFold(0.3), selfDamped: selfFold(0.3, 5), selfShot: vertexOntoPinnedTriangle } as const; // prettier-ignore
 
 const EXPLICIT = EXPLICIT_INTEGRATOR_NAMES;
 const MULTISTEP = GPU_MULTISTEP;
@@ -802,6 +803,9 @@ export const QUICK_CASES: readonly QuickCase[] = [
   // c = 1 moves it by 0.03 only; at c = 10 the GPU's last list has 2 pairs more than the CPU's.
   // A case of its own (0.8–1.1 s): the self-*.wgsl mutants' earlier results rest on the cases above.
   { label: 'newmark pcg self-collision, a folded cloth, damping 5 N·s/m', kind: 'fixed', scene: 'selfDamped', options: { integrator: 'newmark', dt: 1 / 60, tolerance: 1e-6, solver: 'pcg' }, steps: 2, tEnd: 0 }, // prettier-ignore
+  // The fail-safe's restart of a multistep history (self-fail-apply.wgsl restart0–2): truncations
+  // at steps 4–7, then the restarted history's step (test/self-contact.test.ts).
+  { label: 'adams-bashforth-3 self-collision, a vertex shot onto a pinned triangle (the fail-safe restarts its history)', kind: 'fixed', scene: 'selfShot', options: { integrator: 'adams-bashforth-3', dt: 1 / 60 }, steps: 9, tEnd: 0 }, // prettier-ignore
   // The self-collision diagonal only preconditions PCG (a wrong block shows, if at all, in the
   // iteration count): its blocks on the damped fold against the CPU's pair states (self-diagonal-quick.ts).
   { label: 'self-collision: the diagonal blocks = the CPU\'s', kind: 'kernel', check: 'selfDiagonal', options: {}, steps: 0, tEnd: 0 }, // prettier-ignore
