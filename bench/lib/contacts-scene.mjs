@@ -30,11 +30,12 @@ export const VARIANTS = {
 /**
  * @param {number} n particles per side
  * @param {keyof typeof VARIANTS} variant
- * @param {{ totalMass: number, stiffness: number, damping: number, drop: number }} o total mass
+ * @param {{ totalMass: number, stiffness: number, damping: number, drop: number, maxPairsPerParticle?: number }} o total mass
  *   (kg), structural spring stiffness (N/m; shear 1/5 of it, bending 1/25), spring damping
- *   (N·s/m), and the gap between the cloth and the sphere's contact surface at the start (m)
+ *   (N·s/m), the gap between the cloth and the sphere's contact surface at the start (m), and
+ *   selfCollision's maxPairsPerParticle (default 32)
  */
-export function contactModel(n, variant, { totalMass, stiffness, damping, drop }) {
+export function contactModel(n, variant, { totalMass, stiffness, damping, drop, maxPairsPerParticle = 32 }) {
   const cloth = buildCloth({
     nx: n,
     ny: n,
@@ -50,7 +51,7 @@ export function contactModel(n, variant, { totalMass, stiffness, damping, drop }
   if (variant === 'none') return cloth;
   const model = withColliders(cloth, [SPHERE, FLOOR]);
   // selfCollision's defaults: r = min(5 mm, 0.2 × the spacing), k = the largest spring stiffness.
-  return variant === 'self' ? withSelfCollision(model, {}) : model;
+  return variant === 'self' ? withSelfCollision(model, { maxPairsPerParticle }) : model;
 }
 
 /** How deep the deepest particle is inside the sphere (m; 0 if none is) and the closest distance to its surface. */
