@@ -4,8 +4,9 @@
 //   drag f_D = ½ ρ C_d A |u_n| u_n n,   lift f_L = ½ ρ C_l A (u_n / |u|) (|u|² n − u_n u),
 // and w(x, t) = W + a Σ_i e_i sin(k d_i·x − r_i ω t + φ_i) at the op's stage time
 // t = t₀ + (steps taken + c) h (t₀ the clock's origin, c the stage: src/integrators/wind-programs.ts;
-// t₀ is folded into the phases on the CPU in float64, φ_i − r_i ω t₀ mod 2π (aero-ops.ts), so a
-// long adaptive run's time does not round in float32 here;
+// t₀ is folded into the phases on the CPU in float64, φ_i − r_i ω t₀ mod 2π (aero-ops.ts): each
+// adaptive attempt's t_n, and on fixed-step programs each call's start (the clock restarts at 0),
+// so a long run's time does not round in float32 here;
 // the sine is accurateSin, not WGSL's sin(), so that every adapter agrees with the CPU's Math.sin).
 
 struct WindParams {

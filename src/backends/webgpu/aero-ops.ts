@@ -11,6 +11,8 @@ import { buildIncidence } from '../../model/incidence.ts';
 import { TURBULENCE_DIRECTIONS, TURBULENCE_PHASES, TURBULENCE_RATES } from '../../model/wind.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
+import { kernels } from './kernels.ts';
+import { structBytes } from './layout.ts';
 
 /** φ_i − r_i ω t₀ reduced to [0, 2π) in float64: the waves' phases with the clock's origin t₀ folded in. */
 function phasesAt(origin: number, omega: number): number[] {
@@ -23,8 +25,13 @@ function phasesAt(origin: number, omega: number): number[] {
 
 /** The wind's buffers and dispatches on WebGPU: the `aero` and `windClock` ops. */
 export class GpuAero {
-  /** t₀ (s), the time of clock step 0: 0 on fixed-step programs; adaptive steppers set each attempt's t_n (then setStep). */
+  /**
+   * t₀ (s), the time of clock step 0: on fixed-step programs the time the last call started at
+   * (`fold`); adaptive steppers set each attempt's t_n (then setStep).
+   */
   origin = 0;
+  /** Each aero op's WindParams uniform and stage, rewritten by `fold`. */
+  private readonly windUniforms: { buffer: GPUBuffer; stage: number }[] = [];
   private readonly triangleCount: number;
   private readonly buffers: Readonly<Record<string, GPUBuffer>>;
   /** WindParams of an op at stage c, for h (the origin read when written). */
@@ -59,6 +66,7 @@ export class GpuAero {
     const refs = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads) };
     // A uniform per op: its stage; rewritten with h (setStep), when the origin may have moved too.
     const wind = this.x.uniform('aeroTriangles', 'WindParams', (h) => this.params(h, op.stage), true);
+    this.windUniforms.push({ buffer: wind, stage: op.stage });
     const forces = this.x.dispatch('aeroTriangles', 'aeroTriangles', 'single', { ...b, wind }, { ...refs, triangleCount: this.triangleCount }, this.triangleCount); // prettier-ignore
     const uniform = this.x.uniform('aeroGather', 'AeroOp', (h) => ({ scale: coefficientAt(op.scale, h) }), typeof op.scale !== 'number'); // prettier-ignore
     const constants = { toRef: this.x.reference(op.to, heads), perMass: op.perMass ? 1 : 0 };
@@ -66,5 +74,19 @@ export class GpuAero {
       forces,
       this.x.dispatch('aeroGather', 'aeroGather', 'particles', { ...b, op: uniform }, constants),
     ];
+  }
+
+  /**
+   * A fixed-step call's start (WebGpuSimulation): the clock's `ticks` steps of h so far become the
+   * origin, folded into the waves' phases in float64, and the clock restarts at 0, so the kernel's
+   * float32 time is only the call's own steps × h (before, steps × h since creation: 6e-8 of t).
+   * Its writes precede the call's submissions on the queue.
+   */
+  fold(ticks: number, h: number): void {
+    this.origin = ticks * h;
+    const queue = this.x.device.queue;
+    queue.writeBuffer(this.buffers['windClock']!, 0, new Uint32Array(4));
+    const layout = kernels().aeroTriangles.structs.get('WindParams')!;
+    for (const { buffer, stage } of this.windUniforms) queue.writeBuffer(buffer, 0, structBytes(layout, this.params(h, stage))); // prettier-ignore
   }
 }

@@ -159,10 +159,16 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     return this.steps;
   }
 
+  /** Also the wind's clock: the time so far folded into its phases in float64 (GpuAero.fold). */
+  protected override beginCall(steps: number, h: number): void {
+    super.beginCall(steps, h);
+    this.executor.aero?.fold(this.steps, h);
+  }
+
   /**
    * Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own
-   * work. Kinematic particles get their velocity for these steps now (queue.writeBuffer, before
-   * the caller submits), so encode one call per submission; they land on their targets to float
+   * work. Kinematic particles get their velocity for these steps now, and the wind its clock
+   * (queue.writeBuffer, before the caller submits), so encode one call per submission; they land on their targets to float
    * rounding, and exactly at the start of the next call.
    */
   encode(encoder: GPUCommandEncoder, steps: number): void {
