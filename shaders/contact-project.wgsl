@@ -14,12 +14,7 @@ struct ProjectOp {
 }
 
 // xRef, vRef (program-vectors.wgsl): the state projected. A particle whose velocity changed gets
-// the new one in the first restartCount of restart0–2 too (a multistep scheme's velocity history
-// restarted at the contact; src/integrators/contact-programs.ts).
-override restartCount: u32 = 0u;
-override restart0: u32 = 0u;
-override restart1: u32 = 0u;
-override restart2: u32 = 0u;
+// the new one in the scheme's velocity history too, where it is restarted (history-restart.wgsl).
 
 override reach: f32 = 0.0;  // 0 or ±SURFACE_SLACK of src/model/colliders.ts
 
@@ -48,15 +43,7 @@ fn contactProjectMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
     v = friction(v, u, c.normal, collider.friction, -vn);
     x += op.carry * (v - before);
     storeVector(vRef, i, v);
-    if (restartCount > 0u) {
-      storeVector(restart0, i, v);
-    }
-    if (restartCount > 1u) {
-      storeVector(restart1, i, v);
-    }
-    if (restartCount > 2u) {
-      storeVector(restart2, i, v);
-    }
+    restartHistory(i, v);
   }
   storeVector(xRef, i, x);
 }

@@ -2,13 +2,7 @@
 // one thread per particle: unsettled after every sweep, each free particle stays at x₀ (s = 0; x₀
 // had no intersection); then x ← x₀ + s (x − x₀) and v ← s v, counted as truncated (0 < s < 1) or
 // undone (s = 0), and the scale set back to 1 for the next step. A shortened particle's new v goes
-// to the first restartCount of restart0–2 too (a multistep scheme's velocity history restarted:
-// src/integrators/self-contact-programs.ts).
-
-override restartCount: u32 = 0u;
-override restart0: u32 = 0u;
-override restart1: u32 = 0u;
-override restart2: u32 = 0u;
+// to the scheme's velocity history too, where it is restarted (history-restart.wgsl).
 
 @group(0) @binding(6) var<storage, read> particleInvMass: array<f32>;
 @group(0) @binding(7) var<storage, read_write> selfScale: array<f32>;
@@ -35,13 +29,5 @@ fn selfFailApplyMain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
   storeVector(xRef, i, x0 + s * (loadVector(xRef, i) - x0));
   let v = s * loadVector(vRef, i);
   storeVector(vRef, i, v);
-  if (restartCount > 0u) {
-    storeVector(restart0, i, v);
-  }
-  if (restartCount > 1u) {
-    storeVector(restart1, i, v);
-  }
-  if (restartCount > 2u) {
-    storeVector(restart2, i, v);
-  }
+  restartHistory(i, v);
 }

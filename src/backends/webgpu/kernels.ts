@@ -28,7 +28,8 @@ import mgTail from '../../../shaders/mg-tail.wgsl?raw';
 import mgProduct from '../../../shaders/mg-product.wgsl?raw';
 import programControl from '../../../shaders/program-control.wgsl?raw';
 import colliders from '../../../shaders/colliders.wgsl?raw';
-import contactProject from '../../../shaders/contact-project.wgsl?raw';
+import contactProjectOwn from '../../../shaders/contact-project.wgsl?raw';
+import historyRestart from '../../../shaders/history-restart.wgsl?raw';
 import contactDetect from '../../../shaders/contact-detect.wgsl?raw';
 import contactFilter from '../../../shaders/contact-filter.wgsl?raw';
 import contactRespond from '../../../shaders/contact-respond.wgsl?raw';
@@ -61,7 +62,7 @@ import selfPairDiagonal from '../../../shaders/self-pair-diagonal.wgsl?raw';
 import selfFailGate from '../../../shaders/self-fail-gate.wgsl?raw';
 import selfFailPlanes from '../../../shaders/self-fail-planes.wgsl?raw';
 import selfFailTruncate from '../../../shaders/self-fail-truncate.wgsl?raw';
-import selfFailApply from '../../../shaders/self-fail-apply.wgsl?raw';
+import selfFailApplyOwn from '../../../shaders/self-fail-apply.wgsl?raw';
 import { reflectKernel, type KernelLayout } from './layout.ts';
 
 const EXPLICIT = {
@@ -97,6 +98,10 @@ const PROGRAM = {
   strainCorrection,
   fusedAdaptive,
 };
+
+/** The two ops that restart a multistep scheme's velocity history (history-restart.wgsl). */
+const contactProject = `${historyRestart}\n${contactProjectOwn}`;
+const selfFailApply = `${historyRestart}\n${selfFailApplyOwn}`;
 
 /** Contacts with colliders: colliders.wgsl prepended. */
 const CONTACT = { contactProject, contactDetect, contactFilter, contactRespond, colliderMove };
