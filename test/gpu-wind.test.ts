@@ -141,11 +141,11 @@ test('a turbulent wind at each stage’s time on the GPU: a free triangle by RK4
 }, 60_000);
 
 test('a turbulent wind 2²² steps in (9.7 h at 1/120 s): 12 more steps of the flag on the GPU = CPU f32, the clock folded into the phases in float64', async () => {
-  // Both clocks set to 2²² steps taken (internal fields: no public API starts a fixed-step run
-  // late). The GPU folds the time so far into the waves' phases in float64 at each call
-  // (GpuAero.fold) and counts only the call's steps in float32, as the CPU's float64 clock reads
-  // the same t. Measured: 6.0e-8 m, as from t = 0; with the GPU's clock at 2²² steps in float32
-  // (before the fold) 2.9e-4 m.
+  // Both step counts set to 2²² steps taken (internal fields: no public API starts a fixed-step run
+  // late). The GPU folds the time so far into the waves' phases in float64 at each step() or
+  // advance() (GpuAero.fold) and counts only the steps since in float32, as the CPU's float64
+  // clock reads the same t. Measured: 6.0e-8 m, as from t = 0; the code before (its float32 clock
+  // written to 2²² steps: this test's count never reached it) 2.9e-4 m; no fold at all 2.6e-2 m.
   const model = flag(true);
   const steps = 2 ** 22;
   const options = { integrator: 'implicit-euler', dt: 1 / 120, solver: 'pcg' } as const;
@@ -160,6 +160,35 @@ test('a turbulent wind 2²² steps in (9.7 h at 1/120 s): 12 more steps of the f
     expect(Math.max(...a.positions.filter((_, k) => k % 3 === 2).map(Math.abs))).toBeGreaterThan(0.005);
     // float32 storage over 12 steps, as the flag's runs from t = 0 above (7.5e-7 m over 0.5 s).
     expectClose(a.positions, b.positions, 1e-6, 'flag positions at t ≈ 35,000 s, GPU vs CPU f32 (m)');
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}, 60_000);
+
+test('encode(): two batches in one submission keep the wind on the CPU f32 clock (no fold there)', async () => {
+  // step() and advance() fold with queue writes, which precede every later submission; encode()
+  // does not, since a caller may encode several calls before submitting (a fold there ran every
+  // batch at the last one's time: 2.1e-2 m after 2 × 6 steps). Measured: as one step(12).
+  const model = flag(true);
+  const options = { integrator: 'symplectic-euler', dt: 1 / 1200 } as const;
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
+  try {
+    gpu.step(6); // a fold first: the batches start at 6 h
+    const encoder = node.runner().createCommandEncoder();
+    gpu.encode(encoder, 30);
+    gpu.encode(encoder, 30);
+    node.runner().queue.submit([encoder.finish()]);
+    cpu.step(66);
+    const [a, b] = [await gpu.readState(), await cpu.readState()];
+    expect(Math.max(...a.positions.filter((_, k) => k % 3 === 2).map(Math.abs))).toBeGreaterThan(1e-4);
+    expectClose(
+      a.positions,
+      b.positions,
+      1e-6,
+      'flag after step(6) and two encoded batches, GPU vs CPU f32 (m)',
+    );
   } finally {
     gpu.destroy();
     cpu.destroy();

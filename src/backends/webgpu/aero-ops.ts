@@ -77,10 +77,10 @@ export class GpuAero {
   }
 
   /**
-   * A fixed-step call's start (WebGpuSimulation): the clock's `ticks` steps of h so far become the
-   * origin, folded into the waves' phases in float64, and the clock restarts at 0, so the kernel's
-   * float32 time is only the call's own steps × h (before, steps × h since creation: 6e-8 of t).
-   * Its writes precede the call's submissions on the queue.
+   * A fixed-step step() or advance() call's start (WebGpuSimulation): the clock's `ticks` steps of h
+   * so far become the origin, folded into the waves' phases in float64, and the clock restarts at
+   * 0, so the kernel's float32 time is only the steps since (before, steps × h since creation: 6e-8
+   * of t). Its queue writes precede the call's submissions, and follow every earlier one.
    */
   fold(ticks: number, h: number): void {
     this.origin = ticks * h;

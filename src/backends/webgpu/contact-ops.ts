@@ -137,7 +137,7 @@ export class GpuContacts {
     const drift = op.drift ?? 1;
     const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ carry: drift * h }), true);
     const restart = op.restart ?? [];
-    if (restart.length > 3) throw new Error(`project: ${restart.length} vectors to restart, contact-project.wgsl takes 3`); // prettier-ignore
+    if (restart.length > 3) throw new Error(`project: ${restart.length} vectors to restart, history-restart.wgsl takes 3`); // prettier-ignore
     const restartRefs = Object.fromEntries(
       restart.map((name, j) => [`restart${j}`, this.x.reference(name, heads)]),
     );

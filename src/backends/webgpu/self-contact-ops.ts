@@ -153,7 +153,7 @@ export class GpuSelfContact {
       list.forEach((d, k) => out.push({ ...d, indirect: { buffer: argsBuffer, offset: 4 * (3 * this.sweepCount + 3 * k) } })); // prettier-ignore
     }
     const restart = op.restart ?? [];
-    if (restart.length > 3) throw new Error(`selfFailSafe: ${restart.length} vectors to restart, self-fail-apply.wgsl takes 3`); // prettier-ignore
+    if (restart.length > 3) throw new Error(`selfFailSafe: ${restart.length} vectors to restart, history-restart.wgsl takes 3`); // prettier-ignore
     const restartRefs = Object.fromEntries(
       restart.map((name, j) => [`restart${j}`, this.x.reference(name, heads)]),
     );

@@ -159,16 +159,20 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
     return this.steps;
   }
 
-  /** Also the wind's clock: the time so far folded into its phases in float64 (GpuAero.fold). */
-  protected override beginCall(steps: number, h: number): void {
-    super.beginCall(steps, h);
-    this.executor.aero?.fold(this.steps, h);
+  /**
+   * A call that submits its own steps (step, advance) folds the wind's time so far into its phases
+   * in float64 and restarts its clock (GpuAero.fold). Not `encode()`: several may share one
+   * submission, which queue writes would all precede; there the clock counts on from the last fold.
+   */
+  private beginSubmittingCall(steps: number): void {
+    this.beginCall(steps, this.dt);
+    this.executor.aero?.fold(this.steps, this.dt);
   }
 
   /**
    * Encodes `steps` steps into `encoder` (one compute pass), for callers that batch their own
-   * work. Kinematic particles get their velocity for these steps now, and the wind its clock
-   * (queue.writeBuffer, before the caller submits), so encode one call per submission; they land on their targets to float
+   * work. Kinematic particles get their velocity for these steps now (queue.writeBuffer, before
+   * the caller submits), so encode one call per submission; they land on their targets to float
    * rounding, and exactly at the start of the next call.
    */
   encode(encoder: GPUCommandEncoder, steps: number): void {
@@ -194,7 +198,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   step(steps = 1): void {
     this.lifecycle.check('step()');
     requireStepCount(steps);
-    this.beginCall(steps, this.dt);
+    this.beginSubmittingCall(steps);
     this.submitSteps(steps);
     this.endCall();
   }
@@ -214,7 +218,7 @@ export class WebGpuSimulation extends AttachableSimulation implements GpuSimulat
   advance(steps: number, onProgress?: (done: number, total: number) => void): Promise<void> {
     return this.lifecycle.guard('advance()', async () => {
       requireStepCount(steps);
-      this.beginCall(steps, this.dt);
+      this.beginSubmittingCall(steps);
       await this.advanceNow(steps, onProgress);
       this.endCall();
     });
