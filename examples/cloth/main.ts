@@ -377,7 +377,8 @@ async function main(): Promise<void> {
           () => null,
           (error: unknown) => error,
         );
-        stop(`The simulation diverged${error instanceof WeftDivergenceError ? `: ${error.message}` : ''}.`);
+        // Weft's own words when it has them, as readEnergy says them ("Simulation diverged: …").
+        stop(error instanceof WeftDivergenceError ? `${error.message[0]!.toUpperCase()}${error.message.slice(1)}.` : 'Simulation diverged: a particle is not finite.'); // prettier-ignore
       } else {
         stop(
           `The simulation blew up: a particle is more than ${SCENE_BOUND} m away, or an edge of the ` +
