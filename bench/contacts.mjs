@@ -103,6 +103,7 @@ async function runCase(n, backend, variant) {
     N: n,
     particles: model.particleCount,
     variant,
+    maxPairsPerParticle: model.selfCollision?.maxPairsPerParticle,
   };
   let sim;
   try {
