@@ -12,6 +12,9 @@ import {
   createSimulation,
   withWind,
   type Model,
+  type Simulation,
+  type FixedStepSimulationOptions,
+  type GpuSimulation,
 } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { useNodeDevice } from './helpers/node-device-suite.ts';
@@ -49,6 +52,32 @@ function flag(turbulent: boolean): Model {
   return withWind(cloth, { velocity: [5, 0, 1], ...turbulence });
 }
 
+type FlagState = Awaited<ReturnType<Simulation['readState']>>;
+
+/**
+ * The flag on WebGPU and on the CPU in float32 with `options`, stepped by `run`; their final
+ * states, once the wind has blown the GPU's out of plane (z) by more than `outOfPlane` m.
+ */
+async function flagOnBoth(
+  turbulent: boolean,
+  options: Omit<FixedStepSimulationOptions, 'backend' | 'device' | 'precision'>,
+  run: (gpu: GpuSimulation, cpu: Simulation) => Promise<void>,
+  outOfPlane: number,
+): Promise<[FlagState, FlagState]> {
+  const model = flag(turbulent);
+  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
+  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
+  try {
+    await run(gpu, cpu);
+    const [a, b] = [await gpu.readState(), await cpu.readState()];
+    expect(Math.max(...a.positions.filter((_, k) => k % 3 === 2).map(Math.abs))).toBeGreaterThan(outOfPlane);
+    return [a, b];
+  } finally {
+    gpu.destroy();
+    cpu.destroy();
+  }
+}
+
 /**
  * Measured over 0.5 s (max |Δx|, m): uniform wind 3.5e-7 (symplectic), 2.2e-7 (implicit) — as
  * without wind; turbulent 2.9e-6 and 7.5e-7 (with WGSL's own sin(), which need only be within 2⁻¹¹
@@ -75,31 +104,22 @@ test.each([
 ] as const)(
   `%s (dt %s, solver %s, turbulent %s): a flag in a wind, GPU vs CPU f32 over ${SECONDS} s (or as given)`,
   async (integrator, dt, solver, turbulent, tolerance, duration?: number) => {
-    const seconds = duration ?? SECONDS;
-    const model = flag(turbulent);
+    const steps = Math.round((duration ?? SECONDS) / dt);
     const options = { integrator, dt, ...(solver ? { solver } : {}) } as const;
-    const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
-    const cpu = await createSimulation(model, { ...options, precision: 'f32' });
-    try {
-      const steps = Math.round(seconds / dt);
-      // Implicit Euler through advance(): as step() (bit-identical: test/gpu-cg-dispatches.test.ts),
-      // skipping what is left of each converged solve, where step() encodes every iteration up to
-      // the cap. Backward Euler's Newton loop through step(): advance() reads back more than it
-      // skips there (measured: 6 steps 39 s through advance(), 15 steps 25 s through step()).
+    // Implicit Euler through advance(): as step() (bit-identical: test/gpu-cg-dispatches.test.ts),
+    // skipping what is left of each converged solve, where step() encodes every iteration up to
+    // the cap. Backward Euler's Newton loop through step(): advance() reads back more than it
+    // skips there (measured: 6 steps 39 s through advance(), 15 steps 25 s through step()).
+    const [a, b] = await flagOnBoth(turbulent, options, async (gpu, cpu) => {
       if (integrator === 'backward-euler') gpu.step(steps);
       else await gpu.advance(steps);
       cpu.step(steps);
-      const [a, b] = [await gpu.readState(), await cpu.readState()];
-      const diff = Math.max(...a.positions.map((x, k) => Math.abs(x - b.positions[k]!)));
-      // The wind blew the free edge downstream (+x beyond the cloth's 0.55 m) and out of plane (z).
-      const tip = 3 * (8 * 12 - 1);
-      console.log(`${integrator}${turbulent ? ', turbulent' : ''}: flag GPU vs CPU f32 max |Δx| ${diff.toExponential(2)} m; top free corner at (${a.positions[tip]!.toFixed(3)}, ${a.positions[tip + 1]!.toFixed(3)}, ${a.positions[tip + 2]!.toFixed(3)})`); // prettier-ignore
-      expect(Math.max(...a.positions.filter((_, k) => k % 3 === 2).map(Math.abs))).toBeGreaterThan(0.02);
-      expectClose(a.positions, b.positions, tolerance, `${integrator}: flag positions GPU vs CPU f32 (m)`);
-    } finally {
-      gpu.destroy();
-      cpu.destroy();
-    }
+    }, 0.02); // prettier-ignore
+    const diff = Math.max(...a.positions.map((x, k) => Math.abs(x - b.positions[k]!)));
+    // The wind blew the free edge downstream (+x beyond the cloth's 0.55 m) and out of plane (z).
+    const tip = 3 * (8 * 12 - 1);
+    console.log(`${integrator}${turbulent ? ', turbulent' : ''}: flag GPU vs CPU f32 max |Δx| ${diff.toExponential(2)} m; top free corner at (${a.positions[tip]!.toFixed(3)}, ${a.positions[tip + 1]!.toFixed(3)}, ${a.positions[tip + 2]!.toFixed(3)})`); // prettier-ignore
+    expectClose(a.positions, b.positions, tolerance, `${integrator}: flag positions GPU vs CPU f32 (m)`);
   },
   120_000,
 );
@@ -146,51 +166,35 @@ test('a turbulent wind 2²² steps in (9.7 h at 1/120 s): 12 more steps of the f
   // advance() (GpuAero.fold) and counts only the steps since in float32, as the CPU's float64
   // clock reads the same t. Measured: 6.0e-8 m, as from t = 0; the code before (its float32 clock
   // written to 2²² steps: this test's count never reached it) 2.9e-4 m; no fold at all 2.6e-2 m.
-  const model = flag(true);
   const steps = 2 ** 22;
   const options = { integrator: 'implicit-euler', dt: 1 / 120, solver: 'pcg' } as const;
-  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
-  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
-  try {
+  const [a, b] = await flagOnBoth(true, options, async (gpu, cpu) => {
     (gpu as unknown as { steps: number }).steps = steps;
     (cpu as unknown as { executor: { aero: { steps: number } } }).executor.aero.steps = steps;
     await gpu.advance(12);
     cpu.step(12);
-    const [a, b] = [await gpu.readState(), await cpu.readState()];
-    expect(Math.max(...a.positions.filter((_, k) => k % 3 === 2).map(Math.abs))).toBeGreaterThan(0.005);
-    // float32 storage over 12 steps, as the flag's runs from t = 0 above (7.5e-7 m over 0.5 s).
-    expectClose(a.positions, b.positions, 1e-6, 'flag positions at t ≈ 35,000 s, GPU vs CPU f32 (m)');
-  } finally {
-    gpu.destroy();
-    cpu.destroy();
-  }
+  }, 0.005); // prettier-ignore
+  // float32 storage over 12 steps, as the flag's runs from t = 0 above (7.5e-7 m over 0.5 s).
+  expectClose(a.positions, b.positions, 1e-6, 'flag positions at t ≈ 35,000 s, GPU vs CPU f32 (m)');
 }, 60_000);
 
 test('encode(): two batches in one submission keep the wind on the CPU f32 clock (no fold there)', async () => {
   // step() and advance() fold with queue writes, which precede every later submission; encode()
   // does not, since a caller may encode several calls before submitting (a fold there ran every
-  // batch at the last one's time: 2.1e-2 m after 2 × 6 steps). Measured: as one step(12).
-  const model = flag(true);
+  // batch at the last one's time: 2.7e-3 m here).
   const options = { integrator: 'symplectic-euler', dt: 1 / 1200 } as const;
-  const gpu = await createSimulation(model, { ...options, backend: 'webgpu', device: node.runner() });
-  const cpu = await createSimulation(model, { ...options, precision: 'f32' });
-  try {
+  const [a, b] = await flagOnBoth(true, options, async (gpu, cpu) => {
     gpu.step(6); // a fold first: the batches start at 6 h
     const encoder = node.runner().createCommandEncoder();
     gpu.encode(encoder, 30);
     gpu.encode(encoder, 30);
     node.runner().queue.submit([encoder.finish()]);
     cpu.step(66);
-    const [a, b] = [await gpu.readState(), await cpu.readState()];
-    expect(Math.max(...a.positions.filter((_, k) => k % 3 === 2).map(Math.abs))).toBeGreaterThan(1e-4);
-    expectClose(
-      a.positions,
-      b.positions,
-      1e-6,
-      'flag after step(6) and two encoded batches, GPU vs CPU f32 (m)',
-    );
-  } finally {
-    gpu.destroy();
-    cpu.destroy();
-  }
+  }, 1e-4); // prettier-ignore
+  expectClose(
+    a.positions,
+    b.positions,
+    1e-6,
+    'flag after step(6) and two encoded batches, GPU vs CPU f32 (m)',
+  );
 }, 60_000);

@@ -17,6 +17,7 @@ import {
 } from '../../model/colliders.ts';
 import { coefficientAt, type Op } from '../../integrators/program.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
+import { historyRestartConstants } from './history-restart.ts';
 import { kernels } from './kernels.ts';
 import { writeStruct, type StructLayout } from './layout.ts';
 import { VEC4_BYTES } from './gpu-common.ts';
@@ -136,12 +137,8 @@ export class GpuContacts {
   private project(op: Extract<Op, { op: 'project' }>, heads: ReadonlyMap<string, number>): Dispatch {
     const drift = op.drift ?? 1;
     const uniform = this.x.uniform('contactProject', 'ProjectOp', (h) => ({ carry: drift * h }), true);
-    const restart = op.restart ?? [];
-    if (restart.length > 3) throw new Error(`project: ${restart.length} vectors to restart, history-restart.wgsl takes 3`); // prettier-ignore
-    const restartRefs = Object.fromEntries(
-      restart.map((name, j) => [`restart${j}`, this.x.reference(name, heads)]),
-    );
-    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length, meshTriangleBase: this.meshes.triangleBase, reach: op.slack ? -SURFACE_SLACK : op.onSurface ? SURFACE_SLACK : 0, restartCount: restart.length, ...restartRefs }; // prettier-ignore
+    const restart = historyRestartConstants(this.x, 'project', op.restart, heads);
+    const constants = { xRef: this.x.reference(op.x, heads), vRef: this.x.reference(op.v, heads), colliderCount: this.x.model.colliders.length, meshTriangleBase: this.meshes.triangleBase, reach: op.slack ? -SURFACE_SLACK : op.onSurface ? SURFACE_SLACK : 0, ...restart }; // prettier-ignore
     return this.x.dispatch('contactProject', 'contactProject', 'particles', { ...this.buffers, op: uniform }, constants); // prettier-ignore
   }
 }

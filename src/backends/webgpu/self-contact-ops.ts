@@ -17,6 +17,7 @@ import type { Op } from '../../integrators/program.ts';
 import type { SelfContactStats } from '../../model/self-collision.ts';
 import { SELF_START } from '../../integrators/self-contact-programs.ts';
 import type { Dispatch, ExecutorServices } from './dispatch.ts';
+import { historyRestartConstants } from './history-restart.ts';
 import { dispatchSize, VEC4_BYTES } from './gpu-common.ts';
 import { GpuSelfContactDetect, type SelfDetectVectors } from './self-contact-detect.ts';
 import { checkSelfFlags, SELF_SCALARS } from './self-contact-read.ts';
@@ -152,12 +153,8 @@ export class GpuSelfContact {
       ];
       list.forEach((d, k) => out.push({ ...d, indirect: { buffer: argsBuffer, offset: 4 * (3 * this.sweepCount + 3 * k) } })); // prettier-ignore
     }
-    const restart = op.restart ?? [];
-    if (restart.length > 3) throw new Error(`selfFailSafe: ${restart.length} vectors to restart, history-restart.wgsl takes 3`); // prettier-ignore
-    const restartRefs = Object.fromEntries(
-      restart.map((name, j) => [`restart${j}`, this.x.reference(name, heads)]),
-    );
-    out.push(this.pass('selfFailApply', { ...refs, restartCount: restart.length, ...restartRefs }));
+    const restart = historyRestartConstants(this.x, 'selfFailSafe', op.restart, heads);
+    out.push(this.pass('selfFailApply', { ...refs, ...restart }));
     return out;
   }
 
